@@ -1,0 +1,62 @@
+//! The Cofre console: server-rendered Leptos pages, hydrated in the browser.
+//!
+//! Server functions are thin shims over [`backend::ConsoleBackend`], which the server
+//! crate implements with the same services as the REST API, so that the console and
+//! the API can never disagree.
+
+#![recursion_limit = "256"]
+
+pub mod auth;
+pub mod backend;
+pub mod pages;
+
+use leptos::prelude::*;
+use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
+
+/// Where server functions are mounted; outside `/api/v1`, which belongs to the REST API.
+pub const SERVER_FN_PREFIX: &str = "/console/fn";
+
+/// The HTML document around the app (server side only).
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="pt-BR">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <AutoReload options=options.clone()/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    view! {
+        <Stylesheet id="cofre" href="/pkg/cofre.css"/>
+        <Title text="Cofre"/>
+        <Router>
+            <main>
+                <Routes fallback=|| view! { <p class="empty">"Página não encontrada."</p> }>
+                    <Route path=path!("/") view=pages::Home/>
+                    <Route path=path!("/login") view=pages::Login/>
+                </Routes>
+            </main>
+        </Router>
+    }
+}
+
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(App);
+}

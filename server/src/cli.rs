@@ -1,0 +1,367 @@
+//! The `cofre` command line. Every command takes `--database-url` (or `DATABASE_URL`)
+//! and, where it prints data, `--json` for a machine-readable answer on stdout.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::json;
+
+use crate::config::Settings;
+use crate::service::applications::NewApplication;
+use crate::service::companies::NewCompany;
+use crate::service::features::Feature;
+use crate::service::{Services, demo, directory};
+use crate::store::Store;
+
+#[derive(Parser, Debug)]
+#[command(name = "cofre", version, about = "Cofre: Pix banking-as-a-service")]
+pub struct Cli {
+    /// Configuration file (default: ./cofre.toml when present).
+    #[arg(long, global = true)]
+    pub config: Option<PathBuf>,
+    /// `sqlite://FILE` or `postgres://...`; overrides the configuration.
+    #[arg(long, global = true, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Serve the API and the console (runs migrations first).
+    Serve {
+        /// Address to listen on, e.g. 127.0.0.1:3000.
+        #[arg(long)]
+        bind: Option<String>,
+    },
+    /// Apply the database migrations and exit.
+    Migrate(JsonFlag),
+    /// Companies (tenants).
+    #[command(subcommand)]
+    Company(CompanyCommand),
+    /// Applications (AppIDs).
+    #[command(subcommand)]
+    Application(ApplicationCommand),
+    /// Switch a company feature on or off.
+    Feature {
+        action: Switch,
+        #[arg(long)]
+        company: String,
+        /// BAAS, DISPUTE_EVIDENCE_FILE_ID, MASTER_APP_READ_ANY_ACCOUNT, SPLIT, SUBACCOUNT, KYC_ONBOARDING_LINK
+        feature: String,
+    },
+    /// Bank accounts.
+    #[command(subcommand)]
+    Account(AccountCommand),
+    /// The simulated Pix directory (DICT).
+    #[command(subcommand)]
+    Dict(DictCommand),
+    /// Create (or reuse) a demo BaaS company and print how to use it.
+    Demo(JsonFlag),
+}
+
+#[derive(Args, Debug)]
+pub struct JsonFlag {
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Switch {
+    Enable,
+    Disable,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CompanyCommand {
+    /// Create a company with its main account and first admin.
+    Create {
+        #[arg(long)]
+        name: String,
+        /// CNPJ, numeric or alphanumeric, with or without punctuation.
+        #[arg(long)]
+        tax_id: String,
+        /// Bank-as-a-service mode (feature BAAS): one account per campaign.
+        #[arg(long)]
+        baas: bool,
+        #[arg(long)]
+        admin_email: String,
+        #[arg(long)]
+        admin_password: String,
+        #[command(flatten)]
+        out: JsonFlag,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ApplicationCommand {
+    /// Create an application and print its AppID (shown only this once).
+    Create {
+        #[arg(long)]
+        company: String,
+        #[arg(long)]
+        name: String,
+        /// MASTER or API.
+        #[arg(long = "type")]
+        kind: String,
+        /// Account of an API application (default: the main account).
+        #[arg(long)]
+        account: Option<String>,
+        /// Scope to grant (repeat); none means every scope of the type.
+        #[arg(long = "scope")]
+        scopes: Vec<String>,
+        /// CIDR or address allowed to use the AppID (repeat); none means any.
+        #[arg(long = "allow-ip")]
+        allow_ips: Vec<String>,
+        #[command(flatten)]
+        out: JsonFlag,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AccountCommand {
+    /// Enable or disable an account's withdraw key API (`/api/v1/pix-keys/withdraw`).
+    WithdrawKeyApi {
+        action: Switch,
+        #[arg(long)]
+        account: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DictCommand {
+    /// Import external directory entries from CSV (header row) or JSON lines
+    /// (`.jsonl`/`.ndjson`); importing the same entries again changes nothing.
+    Import {
+        file: PathBuf,
+        #[command(flatten)]
+        out: JsonFlag,
+    },
+}
+
+fn print(json: bool, value: serde_json::Value, text: impl FnOnce() -> String) {
+    if json {
+        println!("{value}");
+    } else {
+        println!("{}", text());
+    }
+}
+
+async fn services(settings: &Settings) -> anyhow::Result<Services> {
+    let store = Store::connect(&settings.database.url)
+        .await
+        .with_context(|| {
+            format!(
+                "connecting to {}",
+                crate::store::redact(&settings.database.url)
+            )
+        })?;
+    store.migrate().await.context("migrating the database")?;
+    Ok(Services::new(store))
+}
+
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    let mut settings = Settings::load(cli.config.as_deref())?;
+    if let Some(url) = cli.database_url {
+        settings.database.url = url;
+    }
+    if !matches!(cli.command, Command::Serve { .. }) && std::env::var_os("RUST_LOG").is_none() {
+        // One-shot commands print their result; only problems go to the log.
+        settings.log.level = "warn".into();
+    }
+    crate::telemetry::init(&settings.log);
+    match cli.command {
+        Command::Serve { bind } => {
+            if let Some(bind) = bind {
+                settings.server.bind = bind;
+            }
+            let running = crate::start(settings).await?;
+            tracing::info!(addr = %running.addr, "cofre listening");
+            tokio::select! {
+                served = running.task => served??,
+                _ = tokio::signal::ctrl_c() => tracing::info!("shutting down"),
+            }
+        }
+        Command::Migrate(out) => {
+            let services = services(&settings).await?;
+            let applied = services.store.applied_migrations().await?;
+            print(out.json, json!({ "migrations": applied }), || {
+                format!("database is up to date ({} migrations)", applied.len())
+            });
+        }
+        Command::Company(CompanyCommand::Create {
+            name,
+            tax_id,
+            baas,
+            admin_email,
+            admin_password,
+            out,
+        }) => {
+            let services = services(&settings).await?;
+            let created = services
+                .companies
+                .create(NewCompany {
+                    name,
+                    tax_id,
+                    baas,
+                    admin_email,
+                    admin_password,
+                })
+                .await
+                .map_err(describe_company_error)?;
+            let tax = created.company.tax_id.formatted();
+            print(
+                out.json,
+                json!({
+                    "companyId": created.company.id,
+                    "mainAccountId": created.main_account_id,
+                    "taxID": tax,
+                }),
+                || {
+                    format!(
+                        "company {} created; main account {}",
+                        created.company.id, created.main_account_id
+                    )
+                },
+            );
+        }
+        Command::Application(ApplicationCommand::Create {
+            company,
+            name,
+            kind,
+            account,
+            scopes,
+            allow_ips,
+            out,
+        }) => {
+            let services = services(&settings).await?;
+            let company = services
+                .companies
+                .get(&company)
+                .await
+                .map_err(|_| anyhow::anyhow!("company {company} not found"))?;
+            let issued = services
+                .applications
+                .create(
+                    &company,
+                    NewApplication {
+                        name: Some(name),
+                        kind: Some(kind),
+                        account_id: account,
+                        scopes,
+                        allowed_ips: allow_ips,
+                    },
+                )
+                .await
+                .map_err(describe_application_error)?;
+            print(
+                out.json,
+                json!({
+                    "appID": issued.app_id,
+                    "clientId": issued.application.client_id,
+                    "clientSecret": issued.client_secret,
+                    "type": issued.application.kind.as_str(),
+                    "companyBankAccount": issued.application.account_id,
+                }),
+                || format!("AppID (shown only now): {}", issued.app_id),
+            );
+        }
+        Command::Feature {
+            action,
+            company,
+            feature,
+        } => {
+            let feature: Feature = feature.parse()?;
+            let services = services(&settings).await?;
+            let on = matches!(action, Switch::Enable);
+            services
+                .companies
+                .set_feature(&company, feature, on)
+                .await
+                .map_err(describe_company_error)?;
+            println!(
+                "feature {feature} {} for company {company}",
+                if on { "enabled" } else { "disabled" }
+            );
+        }
+        Command::Account(AccountCommand::WithdrawKeyApi { action, account }) => {
+            let services = services(&settings).await?;
+            let on = matches!(action, Switch::Enable);
+            services
+                .companies
+                .set_withdraw_key_api(&account, on)
+                .await
+                .map_err(describe_company_error)?;
+            println!(
+                "withdraw key API {} for account {account}",
+                if on { "enabled" } else { "disabled" }
+            );
+        }
+        Command::Dict(DictCommand::Import { file, out }) => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let json_lines = file.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson")
+            });
+            let lines = directory::parse_import(&text, json_lines).map_err(|problems| {
+                anyhow::anyhow!("nothing imported:\n{}", problems.join("\n"))
+            })?;
+            let services = services(&settings).await?;
+            let report = services.directory.import(&lines).await?;
+            print(out.json, serde_json::to_value(&report)?, || {
+                format!(
+                    "{} entries read: {} imported, {} already present",
+                    report.read, report.imported, report.unchanged
+                )
+            });
+        }
+        Command::Demo(out) => {
+            let base_url = settings.public_url();
+            let services = services(&settings).await?;
+            let demo = demo::ensure(&services, &base_url).await?;
+            print(out.json, serde_json::to_value(&demo)?, || {
+                format!(
+                    "Demo company {} ready.\n  Console: {}/login  ({} / {})\n  MASTER AppID: {}\n  Try: curl -H 'Authorization: {}' {}/api/v1/application/scopes",
+                    demo.company_id,
+                    demo.base_url,
+                    demo.admin_email,
+                    demo.admin_password,
+                    demo.master_app_id,
+                    demo.master_app_id,
+                    demo.base_url
+                )
+            });
+        }
+    }
+    Ok(())
+}
+
+fn fields(details: &[crate::service::FieldError]) -> String {
+    details
+        .iter()
+        .map(|d| format!("{}: {:?}", d.field, d.problem))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn describe_company_error(err: crate::service::companies::CompanyError) -> anyhow::Error {
+    match err {
+        crate::service::companies::CompanyError::Validation(d) => {
+            anyhow::anyhow!("invalid fields: {}", fields(&d))
+        }
+        other => anyhow::anyhow!(other),
+    }
+}
+
+fn describe_application_error(
+    err: crate::service::applications::ApplicationError,
+) -> anyhow::Error {
+    match err {
+        crate::service::applications::ApplicationError::Validation(d) => {
+            anyhow::anyhow!("invalid fields: {}", fields(&d))
+        }
+        other => anyhow::anyhow!(other),
+    }
+}

@@ -1,0 +1,181 @@
+//! One `Settings` struct: defaults < `cofre.toml` < `COFRE__SECTION__KEY` environment
+//! variables < command-line flags (`--database-url`, `--bind`).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    pub database: Database,
+    pub server: Server,
+    pub sandbox: Sandbox,
+    pub webhooks: Webhooks,
+    pub rate_limit: RateLimit,
+    pub log: Log,
+    pub console: Console,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Database {
+    /// `sqlite://FILE` (created if missing) or `postgres://...`.
+    pub url: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Server {
+    pub bind: String,
+    /// Origin written into links Cofre hands out; default `http://<bind>`.
+    pub public_url: Option<String>,
+    /// Largest request body accepted, in bytes (file uploads have their own limit).
+    pub max_body_bytes: usize,
+    /// Take the client address from `X-Forwarded-For` (only behind a trusted proxy).
+    pub trust_forwarded_for: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Sandbox {
+    pub enabled: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Webhooks {
+    pub allow_private_networks: bool,
+}
+
+/// Token bucket per AppID.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RateLimit {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Log {
+    /// `text` or `json`.
+    pub format: String,
+    /// A `tracing` filter, e.g. `info,cofre_server=debug`; `RUST_LOG` wins when set.
+    pub level: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Console {
+    /// Folder with the built console assets (`pkg/`, CSS), made by `scripts/build-site`.
+    pub site_root: PathBuf,
+    /// Mark the session cookie `Secure` (on behind HTTPS; off for plain local HTTP).
+    pub secure_cookies: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            database: Database::default(),
+            server: Server::default(),
+            sandbox: Sandbox::default(),
+            webhooks: Webhooks::default(),
+            rate_limit: RateLimit::default(),
+            log: Log::default(),
+            console: Console::default(),
+        }
+    }
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self { enabled: true }
+    }
+}
+
+impl Default for Webhooks {
+    fn default() -> Self {
+        Self {
+            allow_private_networks: true,
+        }
+    }
+}
+
+impl Default for RateLimit {
+    fn default() -> Self {
+        Self {
+            per_second: 50,
+            burst: 100,
+        }
+    }
+}
+
+impl Default for Log {
+    fn default() -> Self {
+        Self {
+            format: "text".into(),
+            level: "info".into(),
+        }
+    }
+}
+
+impl Default for Database {
+    fn default() -> Self {
+        Self {
+            url: "sqlite://cofre.db".into(),
+        }
+    }
+}
+
+impl Default for Server {
+    fn default() -> Self {
+        Self {
+            bind: "127.0.0.1:3000".into(),
+            public_url: None,
+            max_body_bytes: 1024 * 1024,
+            trust_forwarded_for: false,
+        }
+    }
+}
+
+impl Default for Console {
+    fn default() -> Self {
+        Self {
+            site_root: PathBuf::from("target/site"),
+            secure_cookies: false,
+        }
+    }
+}
+
+impl Settings {
+    /// Loads defaults, then `file` (or `cofre.toml` in the working directory if present),
+    /// then `COFRE__*` variables (`COFRE__DATABASE__URL`, `COFRE__SERVER__BIND`, ...).
+    pub fn load(file: Option<&Path>) -> anyhow::Result<Self> {
+        let defaults = config::Config::try_from(&Settings::default())?;
+        let mut builder = config::Config::builder().add_source(defaults);
+        match file {
+            Some(path) => builder = builder.add_source(config::File::from(path).required(true)),
+            None => {
+                builder = builder.add_source(config::File::with_name("cofre.toml").required(false))
+            }
+        }
+        builder = builder.add_source(
+            config::Environment::with_prefix("COFRE")
+                .prefix_separator("__")
+                .separator("__")
+                .try_parsing(true),
+        );
+        Ok(builder.build()?.try_deserialize()?)
+    }
+
+    /// The origin of links handed out to clients.
+    pub fn public_url(&self) -> String {
+        self.server
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.server.bind))
+            .trim_end_matches('/')
+            .to_owned()
+    }
+}

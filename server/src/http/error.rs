@@ -1,0 +1,318 @@
+//! The one mapping from every service error to an HTTP answer:
+//! `{"error": "<translated message>", "code": "<STABLE_CODE>"}` plus `details` for 400.
+//! Messages follow `Accept-Language` (pt-BR default, en); codes never change.
+//! A 5xx body is generic; its cause goes to the log with the request id.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+use crate::service::applications::{ApplicationError, AuthError};
+use crate::service::companies::CompanyError;
+use crate::service::{FieldError, Problem};
+
+/// The language of the current request's messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    PtBr,
+    En,
+}
+
+tokio::task_local! {
+    /// Set for each request by [`super::middleware::language`].
+    pub static LANG: Lang;
+}
+
+impl Lang {
+    /// Picks the first supported language of an `Accept-Language` header.
+    pub fn from_accept_language(header: Option<&str>) -> Lang {
+        let Some(header) = header else {
+            return Lang::PtBr;
+        };
+        let mut choices: Vec<(f32, &str)> = header
+            .split(',')
+            .filter_map(|part| {
+                let mut it = part.trim().split(';');
+                let tag = it.next()?.trim();
+                let q = it
+                    .find_map(|p| p.trim().strip_prefix("q="))
+                    .and_then(|q| q.parse::<f32>().ok())
+                    .unwrap_or(1.0);
+                Some((q, tag))
+            })
+            .collect();
+        choices.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (_, tag) in choices {
+            let tag = tag.to_ascii_lowercase();
+            if tag.starts_with("pt") {
+                return Lang::PtBr;
+            }
+            if tag.starts_with("en") {
+                return Lang::En;
+            }
+        }
+        Lang::PtBr
+    }
+
+    pub fn current() -> Lang {
+        LANG.try_with(|l| *l).unwrap_or(Lang::PtBr)
+    }
+}
+
+/// An error answer: status, stable code, optional argument for the message
+/// (a scope or feature name), field details, and the hidden cause of a 5xx.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub arg: Option<String>,
+    pub details: Vec<FieldError>,
+    pub retry_after: Option<u64>,
+    cause: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: String,
+    code: &'a str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    details: Vec<Detail>,
+}
+
+#[derive(Serialize)]
+struct Detail {
+    field: String,
+    message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str) -> Self {
+        Self {
+            status,
+            code,
+            arg: None,
+            details: Vec::new(),
+            retry_after: None,
+            cause: None,
+        }
+    }
+
+    pub fn with_arg(mut self, arg: impl Into<String>) -> Self {
+        self.arg = Some(arg.into());
+        self
+    }
+
+    pub fn validation(details: Vec<FieldError>) -> Self {
+        Self {
+            details,
+            ..Self::new(StatusCode::BAD_REQUEST, "VALIDATION_ERROR")
+        }
+    }
+
+    pub fn not_found(code: &'static str) -> Self {
+        Self::new(StatusCode::NOT_FOUND, code)
+    }
+
+    /// A failure the client cannot fix: logged in full, answered generically.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        Self {
+            cause: Some(cause.to_string()),
+            ..Self::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR")
+        }
+    }
+
+    pub fn too_many_requests(retry_after_secs: u64) -> Self {
+        Self {
+            retry_after: Some(retry_after_secs),
+            ..Self::new(StatusCode::TOO_MANY_REQUESTS, "TOO_MANY_REQUESTS")
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let lang = Lang::current();
+        if let Some(cause) = &self.cause {
+            tracing::error!(code = self.code, %cause, "request failed");
+        }
+        let body = Body {
+            error: message(self.code, self.arg.as_deref(), lang),
+            code: self.code,
+            details: self
+                .details
+                .iter()
+                .map(|d| Detail {
+                    field: d.field.clone(),
+                    message: problem(d.problem, lang),
+                })
+                .collect(),
+        };
+        let mut response = (self.status, axum::Json(body)).into_response();
+        if let Some(secs) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        response
+    }
+}
+
+/// The translated message of a stable code. Unknown codes fall back to a generic text
+/// so that a missing translation never hides the code itself.
+pub fn message(code: &str, arg: Option<&str>, lang: Lang) -> String {
+    let arg = arg.unwrap_or_default();
+    let (pt, en): (String, String) = match code {
+        "APP_ID_MISSING" => (
+            "AppID ausente: envie o AppID no cabeçalho Authorization".into(),
+            "Missing AppID: send the AppID in the Authorization header".into(),
+        ),
+        "APP_ID_INVALID" => (
+            "AppID inválido (envie o valor puro, sem o prefixo Bearer)".into(),
+            "Invalid AppID (send the bare value, without the Bearer prefix)".into(),
+        ),
+        "APPLICATION_INACTIVE" => (
+            "Aplicação inativa".into(),
+            "Application is not active".into(),
+        ),
+        "IP_NOT_ALLOWED" => (
+            "Endereço IP não permitido para esta aplicação".into(),
+            "IP address not allowed for this application".into(),
+        ),
+        "MASTER_APPLICATION_REQUIRED" => (
+            "Esta operação exige uma aplicação MASTER".into(),
+            "This operation requires a MASTER application".into(),
+        ),
+        "SCOPE_MISSING" => (
+            format!("A aplicação não tem o escopo {arg}"),
+            format!("The application lacks the scope {arg}"),
+        ),
+        "FEATURE_DISABLED" => (
+            format!("A empresa não tem a funcionalidade {arg} habilitada"),
+            format!("The company does not have the feature {arg} enabled"),
+        ),
+        "TOO_MANY_REQUESTS" => (
+            "Limite de requisições atingido; tente novamente mais tarde".into(),
+            "Request limit reached; try again later".into(),
+        ),
+        "VALIDATION_ERROR" => (
+            "Requisição inválida: verifique os campos".into(),
+            "Invalid request: check the fields".into(),
+        ),
+        "INVALID_JSON" => ("JSON malformado".into(), "Malformed JSON".into()),
+        "UNSUPPORTED_MEDIA_TYPE" => (
+            "Envie Content-Type: application/json".into(),
+            "Send Content-Type: application/json".into(),
+        ),
+        "PAYLOAD_TOO_LARGE" => (
+            "Corpo da requisição grande demais".into(),
+            "Request body too large".into(),
+        ),
+        "NOT_FOUND" => ("Recurso não encontrado".into(), "Resource not found".into()),
+        "ROUTE_NOT_FOUND" => ("Rota não encontrada".into(), "Route not found".into()),
+        "METHOD_NOT_ALLOWED" => ("Método não permitido".into(), "Method not allowed".into()),
+        "ACCOUNT_NOT_FOUND" => ("Conta não encontrada".into(), "Account not found".into()),
+        "APPLICATION_NOT_FOUND" => (
+            "Aplicação não encontrada".into(),
+            "Application not found".into(),
+        ),
+        "COMPANY_NOT_FOUND" => ("Empresa não encontrada".into(), "Company not found".into()),
+        "TAX_ID_ALREADY_EXISTS" => (
+            "Já existe uma empresa com este CNPJ".into(),
+            "A company with this tax id already exists".into(),
+        ),
+        "EMAIL_ALREADY_EXISTS" => (
+            "Já existe um usuário com este email".into(),
+            "A user with this email already exists".into(),
+        ),
+        _ => (
+            "Erro interno; tente novamente".into(),
+            "Internal error; try again".into(),
+        ),
+    };
+    match lang {
+        Lang::PtBr => pt,
+        Lang::En => en,
+    }
+}
+
+fn problem(p: Problem, lang: Lang) -> String {
+    match (p, lang) {
+        (Problem::Required, Lang::PtBr) => "campo obrigatório".into(),
+        (Problem::Required, Lang::En) => "required".into(),
+        (Problem::TooLong { max }, Lang::PtBr) => format!("no máximo {max} caracteres"),
+        (Problem::TooLong { max }, Lang::En) => format!("at most {max} characters"),
+        (Problem::Invalid, Lang::PtBr) => "valor inválido".into(),
+        (Problem::Invalid, Lang::En) => "invalid value".into(),
+        (Problem::UnknownValue, Lang::PtBr) => "valor desconhecido".into(),
+        (Problem::UnknownValue, Lang::En) => "unknown value".into(),
+        (Problem::NotAllowedForType, Lang::PtBr) => {
+            "não permitido para este tipo de aplicação".into()
+        }
+        (Problem::NotAllowedForType, Lang::En) => "not allowed for this application type".into(),
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(err: AuthError) -> Self {
+        use StatusCode as S;
+        match err {
+            AuthError::Missing => ApiError::new(S::UNAUTHORIZED, "APP_ID_MISSING"),
+            AuthError::Invalid => ApiError::new(S::UNAUTHORIZED, "APP_ID_INVALID"),
+            AuthError::Inactive => ApiError::new(S::UNAUTHORIZED, "APPLICATION_INACTIVE"),
+            AuthError::IpNotAllowed => ApiError::new(S::FORBIDDEN, "IP_NOT_ALLOWED"),
+            AuthError::MasterRequired => ApiError::new(S::FORBIDDEN, "MASTER_APPLICATION_REQUIRED"),
+            AuthError::ScopeMissing(scope) => {
+                ApiError::new(S::FORBIDDEN, "SCOPE_MISSING").with_arg(scope)
+            }
+            AuthError::FeatureDisabled(f) => {
+                ApiError::new(S::FORBIDDEN, "FEATURE_DISABLED").with_arg(f.as_str())
+            }
+            AuthError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<ApplicationError> for ApiError {
+    fn from(err: ApplicationError) -> Self {
+        match err {
+            ApplicationError::Validation(details) => ApiError::validation(details),
+            ApplicationError::AccountNotFound => ApiError::not_found("ACCOUNT_NOT_FOUND"),
+            ApplicationError::NotFound => ApiError::not_found("APPLICATION_NOT_FOUND"),
+            ApplicationError::CompanyNotFound => ApiError::not_found("COMPANY_NOT_FOUND"),
+            ApplicationError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<CompanyError> for ApiError {
+    fn from(err: CompanyError) -> Self {
+        match err {
+            CompanyError::Validation(details) => ApiError::validation(details),
+            CompanyError::TaxIdTaken => {
+                ApiError::new(StatusCode::CONFLICT, "TAX_ID_ALREADY_EXISTS")
+            }
+            CompanyError::EmailTaken => ApiError::new(StatusCode::CONFLICT, "EMAIL_ALREADY_EXISTS"),
+            CompanyError::NotFound => ApiError::not_found("COMPANY_NOT_FOUND"),
+            CompanyError::AccountNotFound => ApiError::not_found("ACCOUNT_NOT_FOUND"),
+            CompanyError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_language_picks_the_preferred_supported_language() {
+        assert_eq!(Lang::from_accept_language(None), Lang::PtBr);
+        assert_eq!(Lang::from_accept_language(Some("en-US,en;q=0.9")), Lang::En);
+        assert_eq!(
+            Lang::from_accept_language(Some("fr, en;q=0.5, pt-BR;q=0.8")),
+            Lang::PtBr
+        );
+        assert_eq!(Lang::from_accept_language(Some("de")), Lang::PtBr);
+    }
+}

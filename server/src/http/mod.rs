@@ -1,0 +1,183 @@
+//! The HTTP edge: the `/api/v1` REST API, the console, and operations endpoints in one
+//! axum router. Handlers are thin: parse, call one service, map the answer.
+
+pub mod applications;
+pub mod auth;
+pub mod changelog;
+pub mod console;
+pub mod error;
+pub mod json;
+pub mod ops;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, FromRef, Request};
+use axum::http::{HeaderName, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use leptos::prelude::LeptosOptions;
+use metrics_exporter_prometheus::PrometheusHandle;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::config::Settings;
+use crate::service::Services;
+use error::{ApiError, LANG, Lang};
+
+/// Everything a handler may need; cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    pub services: Services,
+    pub settings: Arc<Settings>,
+    pub policies: Arc<auth::Policies>,
+    pub rate_limiter: auth::RateLimiter,
+    pub openapi_json: Arc<String>,
+    pub changelog: Arc<Vec<changelog::ChangelogEntry>>,
+    pub metrics: PrometheusHandle,
+    pub leptos: LeptosOptions,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos.clone()
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Cofre API",
+        description = "Pix banking-as-a-service: campaign accounts, applications, Pix keys, \
+                       withdraw keys. Send the bare AppID in the Authorization header.",
+        version = "v1"
+    ),
+    modifiers(&SecuritySchemes),
+    tags(
+        (name = "application", description = "Applications (AppIDs) and scopes"),
+        (name = "meta", description = "Change log and this document"),
+    )
+)]
+struct ApiDoc;
+
+struct SecuritySchemes;
+
+impl utoipa::Modify for SecuritySchemes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let app_id = || {
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "Authorization",
+                "The bare AppID, without a Bearer prefix",
+            )))
+        };
+        components.add_security_scheme(auth::APP_ID_SCHEME, app_id());
+        components.add_security_scheme(auth::MASTER_SCHEME, app_id());
+    }
+}
+
+/// The `/api/v1` routes and the OpenAPI document generated from them.
+pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(applications::routes())
+        .merge(changelog::routes())
+        .merge(ops::api_routes())
+        .split_for_parts()
+}
+
+/// Builds the whole application: state and router.
+pub fn app(services: Services, settings: Settings) -> anyhow::Result<(Router, AppState)> {
+    let (api_router, openapi) = api();
+    let openapi_value = serde_json::to_value(&openapi)?;
+    let policies = auth::Policies::from_openapi(&openapi_value)?;
+    let leptos = console::leptos_options(&settings);
+    let state = AppState {
+        rate_limiter: auth::RateLimiter::new(&settings.rate_limit),
+        settings: Arc::new(settings),
+        policies: Arc::new(policies),
+        openapi_json: Arc::new(serde_json::to_string_pretty(&openapi_value)?),
+        changelog: Arc::new(changelog::entries()?),
+        metrics: ops::metrics_handle(),
+        services,
+        leptos,
+    };
+
+    let max_body = state.settings.server.max_body_bytes;
+    let api_router = api_router
+        .route("/api/v1/{*rest}", axum::routing::any(route_not_found))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::authorize,
+        ));
+    let router = Router::new()
+        .merge(api_router)
+        .merge(ops::plain_routes())
+        .merge(console::routes(&state))
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state.clone())
+        .layer(DefaultBodyLimit::max(max_body))
+        .layer(middleware::from_fn(ops::record_metrics))
+        .layer(middleware::from_fn(language))
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID.clone()))
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
+            let request_id = req
+                .headers()
+                .get(&REQUEST_ID)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default();
+            tracing::info_span!(
+                "request",
+                method = %req.method(),
+                path = %req.uri().path(),
+                request_id,
+                application_id = tracing::field::Empty,
+            )
+        }))
+        .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
+        .layer(CatchPanicLayer::custom(
+            |_: Box<dyn std::any::Any + Send>| {
+                ApiError::internal("handler panicked").into_response()
+            },
+        ))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            Duration::from_secs(60),
+        ));
+    Ok((router, state))
+}
+
+static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// Runs the request with the language of its `Accept-Language` for error messages.
+async fn language(req: Request, next: Next) -> Response {
+    let lang = Lang::from_accept_language(
+        req.headers()
+            .get(axum::http::header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok()),
+    );
+    LANG.scope(lang, next.run(req)).await
+}
+
+async fn route_not_found() -> ApiError {
+    ApiError::not_found("ROUTE_NOT_FOUND")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED")
+}
+
+/// RFC 3339 UTC text of a stored millisecond timestamp.
+pub fn rfc3339(millis: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,51 @@
+//! Cofre: a Pix banking-as-a-service platform. `http -> service -> store`; the binary
+//! in `main.rs` wires them up from the command line.
+
+pub mod cli;
+pub mod config;
+pub mod http;
+pub mod service;
+pub mod store;
+pub mod telemetry;
+
+use std::net::SocketAddr;
+
+use tokio::net::TcpListener;
+
+pub use config::Settings;
+
+/// A running server: its address and the task serving it.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub state: http::AppState,
+    pub task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+/// Connects to the database, migrates it, binds `settings.server.bind` (port 0 picks a
+/// free port) and serves until the task is dropped or the process ends.
+pub async fn start(settings: Settings) -> anyhow::Result<Running> {
+    let store = store::Store::connect(&settings.database.url).await?;
+    store.migrate().await?;
+    let listener = TcpListener::bind(&settings.server.bind).await?;
+    let addr = listener.local_addr()?;
+    let services = service::Services::new(store.clone());
+    let (router, state) = http::app(services, settings)?;
+    let sessions = store::sessions::SessionTable::new(store);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(600));
+        loop {
+            tick.tick().await;
+            if let Err(err) = sessions.delete_expired().await {
+                tracing::warn!(%err, "could not delete expired console sessions");
+            }
+        }
+    });
+    let task = tokio::spawn(async move {
+        axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await
+    });
+    Ok(Running { addr, state, task })
+}

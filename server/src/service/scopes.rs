@@ -1,0 +1,135 @@
+//! The scopes an application may hold, grouped by resource. `RESOURCE_VERB` names;
+//! the seed names five, the rest follow the same pattern. Served as-is by
+//! `GET /api/v1/application/scopes`. A scope name, once shipped, never changes.
+
+use serde::Serialize;
+
+/// One scope: its name, what it allows, and whether only a MASTER application may hold it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Scope {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub master_only: bool,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, utoipa::ToSchema)]
+pub struct ScopeGroup {
+    pub group: &'static str,
+    pub scopes: &'static [Scope],
+}
+
+const fn scope(name: &'static str, description: &'static str) -> Scope {
+    Scope {
+        name,
+        description,
+        master_only: false,
+    }
+}
+
+const fn master(name: &'static str, description: &'static str) -> Scope {
+    Scope {
+        name,
+        description,
+        master_only: true,
+    }
+}
+
+pub const ACCOUNT_GET: Scope = scope("ACCOUNT_GET", "Read bank accounts and balances");
+pub const ACCOUNT_POST: Scope = master("ACCOUNT_POST", "Create bank accounts (one per campaign)");
+pub const APPLICATION_POST: Scope = master("APPLICATION_POST", "Create applications (AppIDs)");
+pub const APPLICATION_ROTATE_POST: Scope = master(
+    "APPLICATION_ROTATE_POST",
+    "Rotate the client secret of an application",
+);
+pub const PIX_KEY_GET: Scope = scope("PIX_KEY_GET", "List the account's Pix keys");
+pub const PIX_KEY_POST: Scope = scope("PIX_KEY_POST", "Register Pix keys");
+pub const PIX_KEY_DELETE: Scope = scope("PIX_KEY_DELETE", "Delete Pix keys");
+pub const PIX_KEY_CHECK: Scope = scope("PIX_KEY_CHECK", "Look up keys in the Pix directory");
+pub const PIX_KEY_WITHDRAW_POST: Scope = scope(
+    "PIX_KEY_WITHDRAW_POST",
+    "Register and select the account's withdraw key",
+);
+pub const PIX_KEY_WITHDRAW_PUT: Scope = scope(
+    "PIX_KEY_WITHDRAW_PUT",
+    "Select an already registered withdraw key",
+);
+pub const FILE_POST: Scope = scope("FILE_POST", "Upload files");
+pub const SUBSCRIPTION_PAYMENT_BOOK_GET: Scope = scope(
+    "SUBSCRIPTION_PAYMENT_BOOK_GET",
+    "Issue and download a subscription's payment book",
+);
+
+/// Every scope, grouped by resource.
+pub const GROUPS: &[ScopeGroup] = &[
+    ScopeGroup {
+        group: "ACCOUNT",
+        scopes: &[ACCOUNT_GET, ACCOUNT_POST],
+    },
+    ScopeGroup {
+        group: "APPLICATION",
+        scopes: &[APPLICATION_POST, APPLICATION_ROTATE_POST],
+    },
+    ScopeGroup {
+        group: "PIX_KEY",
+        scopes: &[
+            PIX_KEY_GET,
+            PIX_KEY_POST,
+            PIX_KEY_DELETE,
+            PIX_KEY_CHECK,
+            PIX_KEY_WITHDRAW_POST,
+            PIX_KEY_WITHDRAW_PUT,
+        ],
+    },
+    ScopeGroup {
+        group: "FILE",
+        scopes: &[FILE_POST],
+    },
+    ScopeGroup {
+        group: "SUBSCRIPTION",
+        scopes: &[SUBSCRIPTION_PAYMENT_BOOK_GET],
+    },
+];
+
+pub fn all() -> impl Iterator<Item = &'static Scope> {
+    GROUPS.iter().flat_map(|g| g.scopes.iter())
+}
+
+/// Looks a scope up by its name.
+pub fn find(name: &str) -> Option<&'static Scope> {
+    all().find(|s| s.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_follow_resource_verb() {
+        let mut names: Vec<_> = all().map(|s| s.name).collect();
+        let count = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), count);
+        for name in names {
+            let verb = name.rsplit('_').next().unwrap();
+            assert!(
+                ["GET", "POST", "PUT", "DELETE", "PATCH"].contains(&verb),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_five_scopes_of_the_seed_exist() {
+        for name in [
+            "PIX_KEY_WITHDRAW_POST",
+            "PIX_KEY_WITHDRAW_PUT",
+            "FILE_POST",
+            "APPLICATION_ROTATE_POST",
+            "SUBSCRIPTION_PAYMENT_BOOK_GET",
+        ] {
+            assert!(find(name).is_some(), "{name}");
+        }
+    }
+}
