@@ -23,10 +23,15 @@ async fn session() -> Result<tower_sessions::Session, ServerFnError> {
 /// Signs in and rotates the session id (no session fixation); redirects home.
 #[server(prefix = "/console/fn", endpoint = "sign_in")]
 pub async fn sign_in(email: String, password: String) -> Result<(), ServerFnError> {
-    let user_id = backend()?
-        .sign_in(&email, &password)
-        .await
-        .map_err(|e| ServerFnError::new(e.to_string()))?;
+    let user_id = backend()?.sign_in(&email, &password).await.map_err(|e| {
+        // A wrong password is the client's mistake: 401, not the default 500.
+        if e == crate::backend::ConsoleError::InvalidCredentials {
+            if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+                response.set_status(http::StatusCode::UNAUTHORIZED);
+            }
+        }
+        ServerFnError::new(e.to_string())
+    })?;
     let session = session().await?;
     session
         .cycle_id()

@@ -45,7 +45,8 @@ pub const APPLICATION_ROTATE_POST: Scope = master(
 pub const PIX_KEY_GET: Scope = scope("PIX_KEY_GET", "List the account's Pix keys");
 pub const PIX_KEY_POST: Scope = scope("PIX_KEY_POST", "Register Pix keys");
 pub const PIX_KEY_DELETE: Scope = scope("PIX_KEY_DELETE", "Delete Pix keys");
-pub const PIX_KEY_CHECK: Scope = scope("PIX_KEY_CHECK", "Look up keys in the Pix directory");
+pub const PIX_KEY_CHECK_GET: Scope =
+    scope("PIX_KEY_CHECK_GET", "Look up keys in the Pix directory");
 pub const PIX_KEY_WITHDRAW_POST: Scope = scope(
     "PIX_KEY_WITHDRAW_POST",
     "Register and select the account's withdraw key",
@@ -76,7 +77,7 @@ pub const GROUPS: &[ScopeGroup] = &[
             PIX_KEY_GET,
             PIX_KEY_POST,
             PIX_KEY_DELETE,
-            PIX_KEY_CHECK,
+            PIX_KEY_CHECK_GET,
             PIX_KEY_WITHDRAW_POST,
             PIX_KEY_WITHDRAW_PUT,
         ],

@@ -1,0 +1,259 @@
+//! `spawn_app`, fixtures and a typed helper per endpoint.
+
+use std::path::PathBuf;
+
+use cofre_server::Settings;
+use cofre_server::service::Services;
+use cofre_server::service::applications::NewApplication;
+use cofre_server::service::companies::NewCompany;
+use reqwest::{Method, RequestBuilder, Response};
+use serde_json::Value;
+
+/// Runs `$name(db)` once on SQLite and once on Postgres.
+#[macro_export]
+macro_rules! db_test {
+    ($name:ident) => {
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name($crate::helpers::Db::Sqlite).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$name($crate::helpers::Db::Postgres).await
+            }
+        }
+    };
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Db {
+    Sqlite,
+    Postgres,
+}
+
+/// A database of its own for one test; the SQLite file lives in a temporary folder.
+pub struct TestDb {
+    pub url: String,
+    _dir: Option<tempfile::TempDir>,
+}
+
+pub fn postgres_admin_url() -> String {
+    std::env::var("COFRE_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+pub async fn fresh_database(db: Db) -> TestDb {
+    match db {
+        Db::Sqlite => {
+            let dir = tempfile::tempdir().expect("temporary folder");
+            let url = format!("sqlite://{}", dir.path().join("cofre.db").display());
+            TestDb {
+                url,
+                _dir: Some(dir),
+            }
+        }
+        Db::Postgres => {
+            use sqlx::Connection;
+            let admin = postgres_admin_url();
+            let mut conn = sqlx::PgConnection::connect(&admin)
+                .await
+                .unwrap_or_else(|e| {
+                    panic!(
+                        "Postgres is required for the tests (COFRE_TEST_POSTGRES_URL={admin}): {e}"
+                    )
+                });
+            let name = format!("cofre_test_{}", uuid::Uuid::new_v4().simple());
+            sqlx::query(&format!("CREATE DATABASE {name}"))
+                .execute(&mut conn)
+                .await
+                .expect("create test database");
+            let mut url = url::Url::parse(&admin).expect("valid COFRE_TEST_POSTGRES_URL");
+            url.set_path(&name);
+            TestDb {
+                url: url.to_string(),
+                _dir: None,
+            }
+        }
+    }
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub services: Services,
+    pub db: TestDb,
+}
+
+pub fn test_settings(db_url: &str) -> Settings {
+    let mut settings = Settings::default();
+    settings.database.url = db_url.to_owned();
+    settings.server.bind = "127.0.0.1:0".into();
+    settings.console.site_root = PathBuf::from("target/site");
+    settings
+}
+
+pub async fn spawn_app(db: Db) -> TestApp {
+    spawn_app_with(db, |_| {}).await
+}
+
+pub async fn spawn_app_with(db: Db, configure: impl FnOnce(&mut Settings)) -> TestApp {
+    let db = fresh_database(db).await;
+    let mut settings = test_settings(&db.url);
+    configure(&mut settings);
+    let running = cofre_server::start(settings).await.expect("app starts");
+    TestApp {
+        base: format!("http://{}", running.addr),
+        client: reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap(),
+        services: running.state.services.clone(),
+        db,
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct TestCompany {
+    pub id: String,
+    pub main_account_id: String,
+}
+
+/// Valid CNPJs for fixtures, one per company a test creates.
+pub const CNPJS: [&str; 3] = [
+    "11.222.333/0001-81",
+    "12.ABC.345/01DE-35",
+    "11.444.777/0001-61",
+];
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    pub async fn company(&self, n: usize, baas: bool) -> TestCompany {
+        let created = self
+            .services
+            .companies
+            .create(NewCompany {
+                name: format!("Empresa {n}"),
+                tax_id: CNPJS[n].into(),
+                baas,
+                admin_email: format!("admin{n}@example.com"),
+                admin_password: "correct horse battery".into(),
+            })
+            .await
+            .expect("company created");
+        TestCompany {
+            id: created.company.id,
+            main_account_id: created.main_account_id,
+        }
+    }
+
+    /// Creates an application through the service and answers its AppID.
+    pub async fn application(
+        &self,
+        company: &TestCompany,
+        kind: &str,
+        scopes: &[&str],
+        allowed_ips: &[&str],
+    ) -> String {
+        let c = self.services.companies.get(&company.id).await.unwrap();
+        self.services
+            .applications
+            .create(
+                &c,
+                NewApplication {
+                    name: Some(format!("{kind} app")),
+                    kind: Some(kind.into()),
+                    account_id: None,
+                    scopes: scopes.iter().map(|s| s.to_string()).collect(),
+                    allowed_ips: allowed_ips.iter().map(|s| s.to_string()).collect(),
+                },
+            )
+            .await
+            .expect("application created")
+            .app_id
+    }
+
+    pub async fn master(&self, company: &TestCompany) -> String {
+        self.application(company, "MASTER", &[], &[]).await
+    }
+
+    pub fn request(&self, method: Method, path: &str, app_id: Option<&str>) -> RequestBuilder {
+        let mut req = self.client.request(method, self.url(path));
+        if let Some(app_id) = app_id {
+            req = req.header("Authorization", app_id);
+        }
+        req
+    }
+
+    pub async fn get(&self, path: &str, app_id: Option<&str>) -> Response {
+        self.request(Method::GET, path, app_id)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn post(&self, path: &str, app_id: Option<&str>, body: Value) -> Response {
+        self.request(Method::POST, path, app_id)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn create_application(&self, app_id: &str, body: Value) -> Response {
+        self.post("/api/v1/application", Some(app_id), body).await
+    }
+
+    pub async fn rotate_secret(&self, app_id: &str, client_id: &str) -> Response {
+        self.post(
+            "/api/v1/application/rotate-secret",
+            Some(app_id),
+            serde_json::json!({ "clientId": client_id }),
+        )
+        .await
+    }
+
+    pub async fn scopes(&self, app_id: Option<&str>) -> Response {
+        self.get("/api/v1/application/scopes", app_id).await
+    }
+}
+
+/// Asserts the status and the stable `code` of an error answer; returns the body.
+pub async fn assert_error(response: Response, status: u16, code: &str) -> Value {
+    assert_eq!(
+        response.status().as_u16(),
+        status,
+        "status of {}",
+        response.url()
+    );
+    let body: Value = response.json().await.expect("error body is JSON");
+    assert_eq!(body["code"], code, "body: {body}");
+    assert!(
+        body["error"].as_str().is_some_and(|m| !m.is_empty()),
+        "body: {body}"
+    );
+    body
+}
+
+pub async fn json(response: Response, status: u16) -> Value {
+    assert_eq!(
+        response.status().as_u16(),
+        status,
+        "status of {}",
+        response.url()
+    );
+    response.json().await.expect("JSON body")
+}
+
+/// The clientId inside an AppID.
+pub fn client_id_of(app_id: &str) -> String {
+    use base64::Engine;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(app_id)
+        .unwrap();
+    let text = String::from_utf8(decoded).unwrap();
+    text.split_once(':').unwrap().0.to_owned()
+}

@@ -1,0 +1,90 @@
+//! Health, metrics, request ids, the OpenAPI document, the docs UI and the change log.
+
+use crate::db_test;
+use crate::helpers::*;
+
+async fn healthz_metrics_and_request_ids(db: Db) {
+    let app = spawn_app(db).await;
+    let response = app.get("/healthz", None).await;
+    assert!(response.headers().contains_key("x-request-id"));
+    assert_eq!(json(response, 200).await["status"], "OK");
+    app.scopes(None).await;
+    let metrics = app.get("/metrics", None).await;
+    assert_eq!(metrics.status(), 200);
+    let text = metrics.text().await.unwrap();
+    assert!(
+        text.contains(r#"cofre_http_requests_total{method="GET",route="/api/v1/application/scopes",status="401"}"#),
+        "{text}"
+    );
+}
+db_test!(healthz_metrics_and_request_ids);
+
+async fn openapi_lists_the_routes_with_their_security(db: Db) {
+    let app = spawn_app(db).await;
+    let doc = json(app.get("/api/v1/openapi.json", None).await, 200).await;
+    let mut paths: Vec<&str> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    paths.sort();
+    assert_eq!(
+        paths,
+        [
+            "/api/v1/application",
+            "/api/v1/application/rotate-secret",
+            "/api/v1/application/scopes",
+            "/api/v1/changelog",
+            "/api/v1/openapi.json",
+        ]
+    );
+    let rotate = &doc["paths"]["/api/v1/application/rotate-secret"]["post"]["security"];
+    assert_eq!(rotate[0]["MasterAppID"][0], "APPLICATION_ROTATE_POST");
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            assert!(
+                op["security"].is_array(),
+                "{method} {path} declares no security"
+            );
+        }
+    }
+    assert!(doc["components"]["securitySchemes"]["AppID"].is_object());
+}
+db_test!(openapi_lists_the_routes_with_their_security);
+
+async fn docs_ui_works_offline(db: Db) {
+    let app = spawn_app(db).await;
+    let page = app.get("/docs", None).await.text().await.unwrap();
+    assert!(page.contains("/docs/swagger-ui-bundle.js") && page.contains("/api/v1/openapi.json"));
+    for asset in ["/docs/swagger-ui-bundle.js", "/docs/swagger-ui.css"] {
+        let response = app.get(asset, None).await;
+        assert_eq!(response.status(), 200, "{asset}");
+        assert!(
+            response.bytes().await.unwrap().len() > 10_000,
+            "{asset} is vendored"
+        );
+    }
+    // No asset is loaded from another origin.
+    assert!(!page.contains("http://") && !page.contains("https://"));
+}
+db_test!(docs_ui_works_offline);
+
+async fn changelog_serves_the_seed_table_newest_first(db: Db) {
+    let app = spawn_app(db).await;
+    let body = json(app.get("/api/v1/changelog", None).await, 200).await;
+    let entries = body["changelog"].as_array().unwrap();
+    assert_eq!(entries.len(), 10);
+    assert_eq!(entries[0]["month"], "2026-09");
+    assert_eq!(entries[0]["type"], "Added");
+    assert_eq!(entries[9]["month"], "2026-02");
+    let removed = entries.iter().find(|e| e["type"] == "Removed").unwrap();
+    assert_eq!(removed["month"], "2026-04");
+    assert!(
+        removed["change"]
+            .as_str()
+            .unwrap()
+            .contains("account register")
+    );
+}
+db_test!(changelog_serves_the_seed_table_newest_first);
