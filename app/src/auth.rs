@@ -25,10 +25,10 @@ async fn session() -> Result<tower_sessions::Session, ServerFnError> {
 pub async fn sign_in(email: String, password: String) -> Result<(), ServerFnError> {
     let user_id = backend()?.sign_in(&email, &password).await.map_err(|e| {
         // A wrong password is the client's mistake: 401, not the default 500.
-        if e == crate::backend::ConsoleError::InvalidCredentials {
-            if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-                response.set_status(http::StatusCode::UNAUTHORIZED);
-            }
+        if e == crate::backend::ConsoleError::InvalidCredentials
+            && let Some(response) = use_context::<leptos_axum::ResponseOptions>()
+        {
+            response.set_status(http::StatusCode::UNAUTHORIZED);
         }
         ServerFnError::new(e.to_string())
     })?;

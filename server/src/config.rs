@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
     pub database: Database,
@@ -72,20 +72,6 @@ pub struct Console {
     pub site_root: PathBuf,
     /// Mark the session cookie `Secure` (on behind HTTPS; off for plain local HTTP).
     pub secure_cookies: bool,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            database: Database::default(),
-            server: Server::default(),
-            sandbox: Sandbox::default(),
-            webhooks: Webhooks::default(),
-            rate_limit: RateLimit::default(),
-            log: Log::default(),
-            console: Console::default(),
-        }
-    }
 }
 
 impl Default for Sandbox {
