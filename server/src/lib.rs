@@ -32,7 +32,8 @@ pub async fn start(settings: Settings) -> anyhow::Result<Running> {
     let (router, state) = http::app(services, settings)?;
     let sessions = store::sessions::SessionTable::new(store);
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(std::time::Duration::from_secs(600));
+        let period = std::time::Duration::from_secs(600);
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
         loop {
             tick.tick().await;
             if let Err(err) = sessions.delete_expired().await {

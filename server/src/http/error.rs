@@ -7,8 +7,13 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use crate::service::accounts::AccountError;
 use crate::service::applications::{ApplicationError, AuthError};
 use crate::service::companies::CompanyError;
+use crate::service::directory::LookupError;
+use crate::service::pix_key::PixKeyError;
+use crate::service::pix_keys::PixKeyServiceError;
+use crate::service::withdraw_keys::WithdrawKeyError;
 use crate::service::{FieldError, Problem};
 
 /// The language of the current request's messages.
@@ -295,6 +300,76 @@ impl From<CompanyError> for ApiError {
             CompanyError::NotFound => ApiError::not_found("COMPANY_NOT_FOUND"),
             CompanyError::AccountNotFound => ApiError::not_found("ACCOUNT_NOT_FOUND"),
             CompanyError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<AccountError> for ApiError {
+    fn from(err: AccountError) -> Self {
+        match err {
+            AccountError::Auth(e) => e.into(),
+            AccountError::NotFound => ApiError::not_found("ACCOUNT_NOT_FOUND"),
+            AccountError::CorrelationIdConflict => ApiError::new(StatusCode::CONFLICT, "CORRELATION_ID_CONFLICT"),
+            AccountError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+fn invalid_key(err: PixKeyError) -> ApiError {
+    let arg = match Lang::current() {
+        Lang::PtBr => match err {
+            PixKeyError::Invalid(kind) => format!("não é um {kind} válido"),
+            PixKeyError::TooLong => "no máximo 77 caracteres".into(),
+            PixKeyError::Unrecognised => "o valor não é uma chave de nenhum tipo".into(),
+        },
+        Lang::En => err.to_string(),
+    };
+    ApiError::new(StatusCode::BAD_REQUEST, "PIX_KEY_INVALID").with_arg(arg)
+}
+
+impl From<PixKeyServiceError> for ApiError {
+    fn from(err: PixKeyServiceError) -> Self {
+        use StatusCode as S;
+        match err {
+            PixKeyServiceError::Validation(d) => ApiError::validation(d),
+            PixKeyServiceError::Invalid(e) => invalid_key(e),
+            PixKeyServiceError::NotHolders => ApiError::new(S::BAD_REQUEST, "PIX_KEY_NOT_HOLDERS"),
+            PixKeyServiceError::LimitReached => ApiError::new(S::CONFLICT, "PIX_KEY_LIMIT_REACHED"),
+            PixKeyServiceError::AlreadyExists => ApiError::new(S::CONFLICT, "PIX_KEY_ALREADY_EXISTS"),
+            PixKeyServiceError::NotFound => ApiError::not_found("PIX_KEY_NOT_FOUND"),
+            PixKeyServiceError::Account(e) => e.into(),
+            PixKeyServiceError::Auth(e) => e.into(),
+            PixKeyServiceError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<LookupError> for ApiError {
+    fn from(err: LookupError) -> Self {
+        match err {
+            LookupError::Invalid(e) => invalid_key(e),
+            LookupError::NotFound => ApiError::not_found("PIX_KEY_NOT_FOUND"),
+            LookupError::RateLimited { retry_after_secs } => ApiError::too_many_requests(retry_after_secs),
+            LookupError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<WithdrawKeyError> for ApiError {
+    fn from(err: WithdrawKeyError) -> Self {
+        use StatusCode as S;
+        match err {
+            WithdrawKeyError::ApiDisabled => ApiError::new(S::FORBIDDEN, "WITHDRAW_KEY_API_DISABLED"),
+            WithdrawKeyError::Validation(d) => ApiError::validation(d),
+            WithdrawKeyError::Invalid(e) => invalid_key(e),
+            // The seed's row: 400 `Chave pix já existente`, use PUT instead.
+            WithdrawKeyError::AlreadyExists => ApiError::new(S::BAD_REQUEST, "PIX_KEY_ALREADY_EXISTS"),
+            WithdrawKeyError::NotRegistered => ApiError::not_found("WITHDRAW_KEY_NOT_FOUND"),
+            WithdrawKeyError::Internal => ApiError::new(S::BAD_REQUEST, "WITHDRAW_KEY_INTERNAL"),
+            WithdrawKeyError::HolderMismatch => ApiError::new(S::BAD_REQUEST, "WITHDRAW_KEY_HOLDER_MISMATCH"),
+            WithdrawKeyError::Lookup(e) => e.into(),
+            WithdrawKeyError::Account(e) => e.into(),
+            WithdrawKeyError::Store(e) => ApiError::internal(e),
         }
     }
 }

@@ -101,3 +101,25 @@ impl<T: serde::Serialize> IntoResponse for ApiJson<T> {
         axum::Json(self.0).into_response()
     }
 }
+
+/// Query string extractor: a malformed value is 400 `VALIDATION_ERROR` naming the
+/// parameter, like a body field.
+pub struct ApiQuery<T>(pub T);
+
+impl<S, T> axum::extract::FromRequestParts<S> for ApiQuery<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let query = parts.uri.query().unwrap_or_default();
+        let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(de).map(ApiQuery).map_err(|err| {
+            let field = err.path().to_string();
+            let field = if field == "." { "query".to_owned() } else { field };
+            ApiError::validation(vec![FieldError::new(field, Problem::Invalid)])
+        })
+    }
+}

@@ -1,6 +1,7 @@
 //! The HTTP edge: the `/api/v1` REST API, the console, and operations endpoints in one
 //! axum router. Handlers are thin: parse, call one service, map the answer.
 
+pub mod accounts;
 pub mod applications;
 pub mod auth;
 pub mod changelog;
@@ -8,6 +9,7 @@ pub mod console;
 pub mod error;
 pub mod json;
 pub mod ops;
+pub mod pix_keys;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -59,7 +61,9 @@ impl FromRef<AppState> for LeptosOptions {
     ),
     modifiers(&SecuritySchemes),
     tags(
+        (name = "account", description = "Bank accounts, one per campaign"),
         (name = "application", description = "Applications (AppIDs) and scopes"),
+        (name = "pix-keys", description = "Pix keys, directory lookups and the withdraw key"),
         (name = "meta", description = "Change log and this document"),
     )
 )]
@@ -84,7 +88,9 @@ impl utoipa::Modify for SecuritySchemes {
 /// The `/api/v1` routes and the OpenAPI document generated from them.
 pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(accounts::routes())
         .merge(applications::routes())
+        .merge(pix_keys::routes())
         .merge(changelog::routes())
         .merge(ops::api_routes())
         .split_for_parts()

@@ -107,6 +107,7 @@ impl Companies {
             is_default: true,
             withdraw_key_api_enabled: false,
             correlation_id: None,
+            withdraw_key_id: None,
             created_at: now,
         };
         let admin = store::users::UserRow {

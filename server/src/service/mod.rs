@@ -2,15 +2,20 @@
 //! call these services and nothing else. Each module owns one error enum; the http
 //! layer maps them to status codes and stable `code`s in one place.
 
+pub mod accounts;
 pub mod applications;
+pub mod clock;
 pub mod companies;
 pub mod demo;
 pub mod directory;
 pub mod features;
+pub mod idempotency;
 pub mod pix_key;
+pub mod pix_keys;
 pub mod scopes;
 pub mod tax_id;
 pub mod users;
+pub mod withdraw_keys;
 
 use crate::store::{Store, StoreError};
 
@@ -74,21 +79,111 @@ impl Validation {
 #[derive(Clone, Debug)]
 pub struct Services {
     pub store: Store,
+    pub clock: clock::SharedClock,
     pub companies: companies::Companies,
     pub users: users::Users,
     pub applications: applications::Applications,
+    pub accounts: accounts::Accounts,
+    pub pix_keys: pix_keys::PixKeys,
     pub directory: directory::Directory,
+    pub withdraw_keys: withdraw_keys::WithdrawKeys,
 }
 
 impl Services {
     pub fn new(store: Store) -> Self {
+        Self::with_clock(store, std::sync::Arc::new(clock::SystemClock))
+    }
+
+    /// Services reading time from `clock` (tests move a manual clock).
+    pub fn with_clock(store: Store, clock: clock::SharedClock) -> Self {
+        let accounts = accounts::Accounts::new(store.clone(), clock.clone());
+        let directory = directory::Directory::new(store.clone(), clock.clone());
         Self {
             companies: companies::Companies::new(store.clone()),
             users: users::Users::new(store.clone()),
             applications: applications::Applications::new(store.clone()),
-            directory: directory::Directory::new(store.clone()),
+            pix_keys: pix_keys::PixKeys::new(store.clone(), clock.clone(), accounts.clone()),
+            withdraw_keys: withdraw_keys::WithdrawKeys::new(store.clone(), clock.clone(), accounts.clone(), directory.clone()),
+            accounts,
+            directory,
+            clock,
             store,
         }
+    }
+}
+
+/// `?skip=&limit=` of a list: limit 10 by default, at most 100.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Page {
+    pub skip: i64,
+    pub limit: i64,
+}
+
+impl Default for Page {
+    fn default() -> Self {
+        Self { skip: 0, limit: 10 }
+    }
+}
+
+impl Page {
+    pub const MAX_LIMIT: i64 = 100;
+
+    pub fn parse(skip: Option<i64>, limit: Option<i64>) -> Result<Self, Vec<FieldError>> {
+        let mut v = Validation::default();
+        let skip = skip.unwrap_or(0);
+        let limit = limit.unwrap_or(10);
+        if skip < 0 {
+            v.add("skip", Problem::Invalid);
+        }
+        if !(1..=Self::MAX_LIMIT).contains(&limit) {
+            v.add("limit", Problem::Invalid);
+        }
+        v.finish()?;
+        Ok(Self { skip, limit })
+    }
+
+    pub fn info(&self, total_count: i64) -> PageInfo {
+        PageInfo {
+            skip: self.skip,
+            limit: self.limit,
+            total_count,
+            has_previous_page: self.skip > 0,
+            has_next_page: self.skip + self.limit < total_count,
+        }
+    }
+}
+
+/// `pageInfo` beside every list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageInfo {
+    pub skip: i64,
+    pub limit: i64,
+    pub total_count: i64,
+    pub has_previous_page: bool,
+    pub has_next_page: bool,
+}
+
+/// A client-generated correlationID: 1 to 100 printable characters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CorrelationId(String);
+
+impl CorrelationId {
+    pub fn parse(field: &str, value: &str) -> Result<Self, FieldError> {
+        let value = value.trim();
+        if value.is_empty() {
+            Err(FieldError::new(field, Problem::Required))
+        } else if value.chars().count() > 100 {
+            Err(FieldError::new(field, Problem::TooLong { max: 100 }))
+        } else if value.chars().any(char::is_control) {
+            Err(FieldError::new(field, Problem::Invalid))
+        } else {
+            Ok(Self(value.to_owned()))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 }
 

@@ -65,6 +65,8 @@ pub enum PixKeyError {
     Invalid(PixKeyType),
     #[error("a Pix key has at most 77 characters")]
     TooLong,
+    #[error("the value is not a Pix key of any type")]
+    Unrecognised,
 }
 
 impl PixKey {
@@ -140,6 +142,27 @@ impl PixKey {
         })
     }
 
+    /// Recognises a key of unknown type by its shape: UUID (EVP), `@` (EMAIL), `+`
+    /// (PHONE), 11 characters (CPF), 14 (CNPJ).
+    pub fn detect(value: &str) -> Result<Self, PixKeyError> {
+        let value = value.trim();
+        let compact: String = value.chars().filter(|c| !matches!(c, '.' | '-' | '/' | ' ')).collect();
+        let kind = if Self::parse(PixKeyType::Evp, value).is_ok() {
+            PixKeyType::Evp
+        } else if value.contains('@') {
+            PixKeyType::Email
+        } else if value.starts_with('+') {
+            PixKeyType::Phone
+        } else if compact.len() == 11 && compact.bytes().all(|b| b.is_ascii_digit()) {
+            PixKeyType::Cpf
+        } else if compact.len() == 14 {
+            PixKeyType::Cnpj
+        } else {
+            return Err(PixKeyError::Unrecognised);
+        };
+        Self::parse(kind, value)
+    }
+
     /// A new random key, as the directory generates it (UUID v4).
     pub fn new_evp() -> Self {
         Self {
@@ -204,6 +227,17 @@ mod tests {
             PixKey::parse(PixKeyType::Email, &long),
             Err(PixKeyError::TooLong)
         );
+    }
+
+    #[test]
+    fn detects_the_type_from_the_shape() {
+        let kind = |v| PixKey::detect(v).map(|k| k.kind());
+        assert_eq!(kind("6d1f3c0e-8a4b-4c2d-9e7f-0a1b2c3d4e5f"), Ok(PixKeyType::Evp));
+        assert_eq!(kind("Ana@Example.com"), Ok(PixKeyType::Email));
+        assert_eq!(kind("+5511987654321"), Ok(PixKeyType::Phone));
+        assert_eq!(kind("111.444.777-35"), Ok(PixKeyType::Cpf));
+        assert_eq!(kind("12.ABC.345/01DE-35"), Ok(PixKeyType::Cnpj));
+        assert_eq!(kind("hello"), Err(PixKeyError::Unrecognised));
     }
 
     #[test]

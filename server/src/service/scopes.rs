@@ -44,6 +44,7 @@ pub const APPLICATION_ROTATE_POST: Scope = master(
 );
 pub const PIX_KEY_GET: Scope = scope("PIX_KEY_GET", "List the account's Pix keys");
 pub const PIX_KEY_POST: Scope = scope("PIX_KEY_POST", "Register Pix keys");
+pub const PIX_KEY_PUT: Scope = scope("PIX_KEY_PUT", "Choose the account's default Pix key");
 pub const PIX_KEY_DELETE: Scope = scope("PIX_KEY_DELETE", "Delete Pix keys");
 pub const PIX_KEY_CHECK_GET: Scope =
     scope("PIX_KEY_CHECK_GET", "Look up keys in the Pix directory");
@@ -76,6 +77,7 @@ pub const GROUPS: &[ScopeGroup] = &[
         scopes: &[
             PIX_KEY_GET,
             PIX_KEY_POST,
+            PIX_KEY_PUT,
             PIX_KEY_DELETE,
             PIX_KEY_CHECK_GET,
             PIX_KEY_WITHDRAW_POST,

@@ -68,6 +68,15 @@ impl TaxId {
         }
     }
 
+    /// The display form with the middle hidden, as lookups show a key's owner:
+    /// `111.***.***-35`, `11.***.***/0001-81`.
+    pub fn masked(&self) -> String {
+        match self {
+            TaxId::Cpf(s) => format!("{}.***.***-{}", &s[0..3], &s[9..11]),
+            TaxId::Cnpj(s) => format!("{}.***.***/{}-{}", &s[0..2], &s[8..12], &s[12..14]),
+        }
+    }
+
     pub fn is_cnpj(&self) -> bool {
         matches!(self, TaxId::Cnpj(_))
     }
@@ -174,6 +183,12 @@ mod tests {
             TaxId::parse("12abc34501de35").unwrap().as_str(),
             "12ABC34501DE35"
         );
+    }
+
+    #[test]
+    fn masked_forms_hide_the_middle() {
+        assert_eq!(TaxId::parse("11144477735").unwrap().masked(), "111.***.***-35");
+        assert_eq!(TaxId::parse("11222333000181").unwrap().masked(), "11.***.***/0001-81");
     }
 
     #[test]

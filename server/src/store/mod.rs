@@ -6,9 +6,13 @@
 pub mod accounts;
 pub mod applications;
 pub mod companies;
+pub mod dict_buckets;
 pub mod directory;
+pub mod idempotency;
+pub mod pix_keys;
 pub mod sessions;
 pub mod users;
+pub mod withdraw_keys;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -125,6 +129,12 @@ impl Store {
             Backend::Postgres => self.pool.begin().await?,
         };
         Ok(tx)
+    }
+
+    /// Answers whether the database takes a trivial query (`/healthz`).
+    pub async fn ping(&self) -> StoreResult<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
     }
 
     /// The names of the migrations applied to this database, oldest first.

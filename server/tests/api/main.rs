@@ -9,3 +9,4 @@ mod cli;
 mod console;
 mod errors;
 mod ops;
+mod store;

@@ -32,11 +32,20 @@ async fn openapi_lists_the_routes_with_their_security(db: Db) {
     assert_eq!(
         paths,
         [
+            "/api/v1/account",
+            "/api/v1/account/{accountId}",
             "/api/v1/application",
             "/api/v1/application/rotate-secret",
             "/api/v1/application/scopes",
             "/api/v1/changelog",
             "/api/v1/openapi.json",
+            "/api/v1/pix-keys",
+            "/api/v1/pix-keys/check",
+            "/api/v1/pix-keys/tokens",
+            "/api/v1/pix-keys/withdraw",
+            "/api/v1/pix-keys/{key}",
+            "/api/v1/pix-keys/{key}/check",
+            "/api/v1/pix-keys/{key}/default",
         ]
     );
     let rotate = &doc["paths"]["/api/v1/application/rotate-secret"]["post"]["security"];
