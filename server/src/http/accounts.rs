@@ -14,7 +14,9 @@ use crate::service::withdraw_keys::withdraw_type_name;
 use crate::service::{CorrelationId, Page, PageInfo};
 
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(create, list)).routes(routes!(get_one))
+    OpenApiRouter::new()
+        .routes(routes!(create, list))
+        .routes(routes!(get_one))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -45,7 +47,10 @@ impl From<Account> for AccountDto {
     fn from(a: Account) -> Self {
         Self {
             pix_key_withdraw: a.withdraw_key_api_enabled.then(|| {
-                a.withdraw_key.map(|k| WithdrawKeyDto { pix_key: k.key, kind: withdraw_type_name(k.kind) })
+                a.withdraw_key.map(|k| WithdrawKeyDto {
+                    pix_key: k.key,
+                    kind: withdraw_type_name(k.kind),
+                })
             }),
             account_id: a.id,
             tax_id: a.tax_id.formatted(),
@@ -114,7 +119,11 @@ async fn create(
         .map(|c| CorrelationId::parse("correlationID", &c))
         .transpose()
         .map_err(|e| ApiError::validation(vec![e]))?;
-    let account = state.services.accounts.create(&caller, correlation_id).await?;
+    let account = state
+        .services
+        .accounts
+        .create(&caller, correlation_id)
+        .await?;
     Ok(ApiJson(account.into()))
 }
 
@@ -131,7 +140,10 @@ async fn list(
     ApiQuery(query): ApiQuery<PageQuery>,
 ) -> ApiResult<ApiJson<AccountsResponse>> {
     let (accounts, page_info) = state.services.accounts.list(&caller, query.page()?).await?;
-    Ok(ApiJson(AccountsResponse { accounts: accounts.into_iter().map(Into::into).collect(), page_info }))
+    Ok(ApiJson(AccountsResponse {
+        accounts: accounts.into_iter().map(Into::into).collect(),
+        page_info,
+    }))
 }
 
 /// One account: any of the company's for MASTER, the bound one for other applications.
@@ -146,5 +158,12 @@ async fn get_one(
     caller: Caller,
     Path(account_id): Path<String>,
 ) -> ApiResult<ApiJson<AccountResponse>> {
-    Ok(ApiJson(state.services.accounts.get(&caller, &account_id).await?.into()))
+    Ok(ApiJson(
+        state
+            .services
+            .accounts
+            .get(&caller, &account_id)
+            .await?
+            .into(),
+    ))
 }

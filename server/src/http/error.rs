@@ -229,6 +229,47 @@ pub fn message(code: &str, arg: Option<&str>, lang: Lang) -> String {
             "Já existe um usuário com este email".into(),
             "A user with this email already exists".into(),
         ),
+        "CORRELATION_ID_CONFLICT" => (
+            "Este correlationID já foi usado com outro conteúdo".into(),
+            "This correlationID was already used with a different body".into(),
+        ),
+        "PIX_KEY_INVALID" => (
+            format!("Chave pix inválida: {arg}"),
+            format!("Invalid Pix key: {arg}"),
+        ),
+        "PIX_KEY_NOT_HOLDERS" => (
+            "Chaves CPF e CNPJ devem ser do próprio titular da conta".into(),
+            "CPF and CNPJ keys must be the account holder's own tax id".into(),
+        ),
+        "PIX_KEY_LIMIT_REACHED" => (
+            "A conta já tem o número máximo de chaves pix (20)".into(),
+            "The account already has the maximum number of Pix keys (20)".into(),
+        ),
+        "PIX_KEY_ALREADY_EXISTS" => (
+            "Chave pix já existente".into(),
+            "Pix key already exists".into(),
+        ),
+        "PIX_KEY_NOT_FOUND" => (
+            "Chave pix não encontrada".into(),
+            "Pix key not found".into(),
+        ),
+        "WITHDRAW_KEY_API_DISABLED" => (
+            "A API de chave de saque não está habilitada para esta conta; fale com o suporte"
+                .into(),
+            "The withdraw key API is not enabled for this account; contact support".into(),
+        ),
+        "WITHDRAW_KEY_NOT_FOUND" => (
+            "A empresa não tem esta chave de saque; cadastre-a com POST".into(),
+            "The company does not have this withdraw key; register it with POST".into(),
+        ),
+        "WITHDRAW_KEY_HOLDER_MISMATCH" => (
+            "O titular da chave não é o titular da conta".into(),
+            "The key's holder is not the account's holder".into(),
+        ),
+        "WITHDRAW_KEY_INTERNAL" => (
+            "Chaves de contas do próprio Cofre não são aceitas como chave de saque".into(),
+            "Keys of Cofre's own accounts are not accepted as withdraw keys".into(),
+        ),
         _ => (
             "Erro interno; tente novamente".into(),
             "Internal error; try again".into(),
@@ -309,7 +350,9 @@ impl From<AccountError> for ApiError {
         match err {
             AccountError::Auth(e) => e.into(),
             AccountError::NotFound => ApiError::not_found("ACCOUNT_NOT_FOUND"),
-            AccountError::CorrelationIdConflict => ApiError::new(StatusCode::CONFLICT, "CORRELATION_ID_CONFLICT"),
+            AccountError::CorrelationIdConflict => {
+                ApiError::new(StatusCode::CONFLICT, "CORRELATION_ID_CONFLICT")
+            }
             AccountError::Store(e) => ApiError::internal(e),
         }
     }
@@ -335,7 +378,9 @@ impl From<PixKeyServiceError> for ApiError {
             PixKeyServiceError::Invalid(e) => invalid_key(e),
             PixKeyServiceError::NotHolders => ApiError::new(S::BAD_REQUEST, "PIX_KEY_NOT_HOLDERS"),
             PixKeyServiceError::LimitReached => ApiError::new(S::CONFLICT, "PIX_KEY_LIMIT_REACHED"),
-            PixKeyServiceError::AlreadyExists => ApiError::new(S::CONFLICT, "PIX_KEY_ALREADY_EXISTS"),
+            PixKeyServiceError::AlreadyExists => {
+                ApiError::new(S::CONFLICT, "PIX_KEY_ALREADY_EXISTS")
+            }
             PixKeyServiceError::NotFound => ApiError::not_found("PIX_KEY_NOT_FOUND"),
             PixKeyServiceError::Account(e) => e.into(),
             PixKeyServiceError::Auth(e) => e.into(),
@@ -349,7 +394,9 @@ impl From<LookupError> for ApiError {
         match err {
             LookupError::Invalid(e) => invalid_key(e),
             LookupError::NotFound => ApiError::not_found("PIX_KEY_NOT_FOUND"),
-            LookupError::RateLimited { retry_after_secs } => ApiError::too_many_requests(retry_after_secs),
+            LookupError::RateLimited { retry_after_secs } => {
+                ApiError::too_many_requests(retry_after_secs)
+            }
             LookupError::Store(e) => ApiError::internal(e),
         }
     }
@@ -359,14 +406,20 @@ impl From<WithdrawKeyError> for ApiError {
     fn from(err: WithdrawKeyError) -> Self {
         use StatusCode as S;
         match err {
-            WithdrawKeyError::ApiDisabled => ApiError::new(S::FORBIDDEN, "WITHDRAW_KEY_API_DISABLED"),
+            WithdrawKeyError::ApiDisabled => {
+                ApiError::new(S::FORBIDDEN, "WITHDRAW_KEY_API_DISABLED")
+            }
             WithdrawKeyError::Validation(d) => ApiError::validation(d),
             WithdrawKeyError::Invalid(e) => invalid_key(e),
             // The seed's row: 400 `Chave pix já existente`, use PUT instead.
-            WithdrawKeyError::AlreadyExists => ApiError::new(S::BAD_REQUEST, "PIX_KEY_ALREADY_EXISTS"),
+            WithdrawKeyError::AlreadyExists => {
+                ApiError::new(S::BAD_REQUEST, "PIX_KEY_ALREADY_EXISTS")
+            }
             WithdrawKeyError::NotRegistered => ApiError::not_found("WITHDRAW_KEY_NOT_FOUND"),
             WithdrawKeyError::Internal => ApiError::new(S::BAD_REQUEST, "WITHDRAW_KEY_INTERNAL"),
-            WithdrawKeyError::HolderMismatch => ApiError::new(S::BAD_REQUEST, "WITHDRAW_KEY_HOLDER_MISMATCH"),
+            WithdrawKeyError::HolderMismatch => {
+                ApiError::new(S::BAD_REQUEST, "WITHDRAW_KEY_HOLDER_MISMATCH")
+            }
             WithdrawKeyError::Lookup(e) => e.into(),
             WithdrawKeyError::Account(e) => e.into(),
             WithdrawKeyError::Store(e) => ApiError::internal(e),
@@ -376,9 +429,61 @@ impl From<WithdrawKeyError> for ApiError {
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
+/// Every stable code the API answers (except INTERNAL_ERROR), for the message check.
+#[cfg(test)]
+const CODES: &[&str] = &[
+    "APP_ID_MISSING",
+    "APP_ID_INVALID",
+    "APPLICATION_INACTIVE",
+    "IP_NOT_ALLOWED",
+    "MASTER_APPLICATION_REQUIRED",
+    "SCOPE_MISSING",
+    "FEATURE_DISABLED",
+    "TOO_MANY_REQUESTS",
+    "VALIDATION_ERROR",
+    "INVALID_JSON",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "PAYLOAD_TOO_LARGE",
+    "NOT_FOUND",
+    "ROUTE_NOT_FOUND",
+    "METHOD_NOT_ALLOWED",
+    "ACCOUNT_NOT_FOUND",
+    "APPLICATION_NOT_FOUND",
+    "COMPANY_NOT_FOUND",
+    "TAX_ID_ALREADY_EXISTS",
+    "EMAIL_ALREADY_EXISTS",
+    "CORRELATION_ID_CONFLICT",
+    "PIX_KEY_INVALID",
+    "PIX_KEY_NOT_HOLDERS",
+    "PIX_KEY_LIMIT_REACHED",
+    "PIX_KEY_ALREADY_EXISTS",
+    "PIX_KEY_NOT_FOUND",
+    "WITHDRAW_KEY_API_DISABLED",
+    "WITHDRAW_KEY_NOT_FOUND",
+    "WITHDRAW_KEY_HOLDER_MISMATCH",
+    "WITHDRAW_KEY_INTERNAL",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_code_the_api_answers_has_its_own_message() {
+        let generic = message("NO_SUCH_CODE", None, Lang::PtBr);
+        for code in CODES {
+            assert_ne!(
+                message(code, Some("X"), Lang::PtBr),
+                generic,
+                "{code} has no pt-BR message"
+            );
+            assert_ne!(
+                message(code, Some("X"), Lang::En),
+                message("NO_SUCH_CODE", None, Lang::En),
+                "{code}"
+            );
+        }
+    }
 
     #[test]
     fn accept_language_picks_the_preferred_supported_language() {

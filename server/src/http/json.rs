@@ -113,13 +113,22 @@ where
 {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut axum::http::request::Parts, _: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
         let query = parts.uri.query().unwrap_or_default();
         let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
-        serde_path_to_error::deserialize(de).map(ApiQuery).map_err(|err| {
-            let field = err.path().to_string();
-            let field = if field == "." { "query".to_owned() } else { field };
-            ApiError::validation(vec![FieldError::new(field, Problem::Invalid)])
-        })
+        serde_path_to_error::deserialize(de)
+            .map(ApiQuery)
+            .map_err(|err| {
+                let field = err.path().to_string();
+                let field = if field == "." {
+                    "query".to_owned()
+                } else {
+                    field
+                };
+                ApiError::validation(vec![FieldError::new(field, Problem::Invalid)])
+            })
     }
 }

@@ -49,7 +49,12 @@ pub struct PixKeyDto {
 
 impl From<PixKeyView> for PixKeyDto {
     fn from(k: PixKeyView) -> Self {
-        Self { key: k.key, kind: k.kind.as_str(), is_default: k.is_default, created_at: rfc3339(k.created_at) }
+        Self {
+            key: k.key,
+            kind: k.kind.as_str(),
+            is_default: k.is_default,
+            created_at: rfc3339(k.created_at),
+        }
     }
 }
 
@@ -85,8 +90,17 @@ async fn create(
     caller: Caller,
     ApiJson(body): ApiJson<PixKeyBody>,
 ) -> ApiResult<(StatusCode, ApiJson<PixKeyResponse>)> {
-    let key = state.services.pix_keys.create(&caller, body.kind.as_deref(), body.pix_key.as_deref()).await?;
-    Ok((StatusCode::CREATED, ApiJson(PixKeyResponse { pix_key: key.into() })))
+    let key = state
+        .services
+        .pix_keys
+        .create(&caller, body.kind.as_deref(), body.pix_key.as_deref())
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        ApiJson(PixKeyResponse {
+            pix_key: key.into(),
+        }),
+    ))
 }
 
 /// The keys of the account of the AppID used, and that account with its balance.
@@ -95,7 +109,10 @@ async fn create(
     security(("AppID" = ["PIX_KEY_GET"])),
     responses((status = 200, body = PixKeysResponse), (status = 401), (status = 403))
 )]
-async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<ApiJson<PixKeysResponse>> {
+async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> ApiResult<ApiJson<PixKeysResponse>> {
     let (keys, account) = state.services.pix_keys.list(&caller).await?;
     let total = keys.len() as i64;
     let page_info = PageInfo {
@@ -105,7 +122,11 @@ async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<ApiJso
         has_previous_page: false,
         has_next_page: false,
     };
-    Ok(ApiJson(PixKeysResponse { pix_keys: keys.into_iter().map(Into::into).collect(), page_info, account: account.into() }))
+    Ok(ApiJson(PixKeysResponse {
+        pix_keys: keys.into_iter().map(Into::into).collect(),
+        page_info,
+        account: account.into(),
+    }))
 }
 
 /// Deletes a key of the account of the AppID used; no money reaches it afterwards.
@@ -115,7 +136,11 @@ async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<ApiJso
     security(("AppID" = ["PIX_KEY_DELETE"])),
     responses((status = 204, description = "deleted, no body"), (status = 401), (status = 403), (status = 404))
 )]
-async fn delete(State(state): State<AppState>, caller: Caller, Path(key): Path<String>) -> ApiResult<StatusCode> {
+async fn delete(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(key): Path<String>,
+) -> ApiResult<StatusCode> {
     state.services.pix_keys.delete(&caller, &key).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -133,7 +158,9 @@ async fn set_default(
     Path(key): Path<String>,
 ) -> ApiResult<ApiJson<PixKeyResponse>> {
     let key = state.services.pix_keys.set_default(&caller, &key).await?;
-    Ok(ApiJson(PixKeyResponse { pix_key: key.into() }))
+    Ok(ApiJson(PixKeyResponse {
+        pix_key: key.into(),
+    }))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -201,7 +228,14 @@ async fn check(
     ApiJson(body): ApiJson<CheckBody>,
 ) -> ApiResult<ApiJson<CheckResponse>> {
     let value = body.pix_key.unwrap_or_default();
-    Ok(ApiJson(state.services.directory.check(&caller, &value).await?.into()))
+    Ok(ApiJson(
+        state
+            .services
+            .directory
+            .check(&caller, &value)
+            .await?
+            .into(),
+    ))
 }
 
 /// The same lookup as `POST /api/v1/pix-keys/check`, with the key in the path.
@@ -216,7 +250,9 @@ async fn check_by_path(
     caller: Caller,
     Path(key): Path<String>,
 ) -> ApiResult<ApiJson<CheckResponse>> {
-    Ok(ApiJson(state.services.directory.check(&caller, &key).await?.into()))
+    Ok(ApiJson(
+        state.services.directory.check(&caller, &key).await?.into(),
+    ))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -238,10 +274,22 @@ pub struct TokensResponse {
     security(("AppID" = ["PIX_KEY_CHECK_GET"])),
     responses((status = 200, body = TokensResponse), (status = 401), (status = 403))
 )]
-async fn tokens(State(state): State<AppState>, caller: Caller) -> ApiResult<ApiJson<TokensResponse>> {
-    let t = state.services.directory.tokens(&caller).await.map_err(super::error::ApiError::internal)?;
+async fn tokens(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> ApiResult<ApiJson<TokensResponse>> {
+    let t = state
+        .services
+        .directory
+        .tokens(&caller)
+        .await
+        .map_err(super::error::ApiError::internal)?;
     Ok(ApiJson(TokensResponse {
-        tokens: TokensDto { available: t.available, capacity: t.capacity, refill_per_minute: t.refill_per_minute },
+        tokens: TokensDto {
+            available: t.available,
+            capacity: t.capacity,
+            refill_per_minute: t.refill_per_minute,
+        },
     }))
 }
 
@@ -296,6 +344,10 @@ async fn select_withdraw_key(
     caller: Caller,
     ApiJson(body): ApiJson<WithdrawKeyBody>,
 ) -> ApiResult<ApiJson<AccountResponse>> {
-    let account = state.services.withdraw_keys.select(&caller, body.kind.as_deref(), body.pix_key.as_deref()).await?;
+    let account = state
+        .services
+        .withdraw_keys
+        .select(&caller, body.kind.as_deref(), body.pix_key.as_deref())
+        .await?;
     Ok(ApiJson(account.into()))
 }

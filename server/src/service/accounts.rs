@@ -43,7 +43,11 @@ pub struct Balance {
 
 impl Balance {
     pub fn new(available: i64, blocked: i64) -> Self {
-        Self { total: available + blocked, blocked, available }
+        Self {
+            total: available + blocked,
+            blocked,
+            available,
+        }
     }
 }
 
@@ -70,7 +74,8 @@ pub struct Account {
 /// Whether the caller may see the account: its company's MASTER, or an application
 /// bound to it. Anything else is answered as not found.
 pub fn visible_to(caller: &Caller, account: &AccountRow) -> bool {
-    account.company_id == caller.company_id && (caller.is_master() || account.id == caller.account_id)
+    account.company_id == caller.company_id
+        && (caller.is_master() || account.id == caller.account_id)
 }
 
 #[derive(Clone, Debug)]
@@ -87,7 +92,7 @@ impl Accounts {
     }
 
     /// Reads an account with its balance and selected withdraw key.
-    pub async fn view<'c>(
+    pub async fn view(
         &self,
         conn: &mut sqlx::AnyConnection,
         row: AccountRow,
@@ -142,16 +147,34 @@ impl Accounts {
         };
         let mut tx = self.store.begin().await?;
         if let Some(cid) = &correlation_id {
-            let hash = idempotency::request_hash(&serde_json::json!({ "correlationID": cid.as_str() }));
-            let claim = store::idempotency::claim(&mut tx, &caller.company_id, RESOURCE, cid.as_str(), &hash, &row.id, now)
-                .await?;
-            if let Claim::Existing { request_hash, resource_id } = claim {
+            let hash =
+                idempotency::request_hash(&serde_json::json!({ "correlationID": cid.as_str() }));
+            let claim = store::idempotency::claim(
+                &mut tx,
+                &caller.company_id,
+                RESOURCE,
+                cid.as_str(),
+                &hash,
+                &row.id,
+                now,
+            )
+            .await?;
+            if let Claim::Existing {
+                request_hash,
+                resource_id,
+            } = claim
+            {
                 drop(tx);
                 if request_hash != hash {
                     return Err(AccountError::CorrelationIdConflict);
                 }
                 let existing = store::accounts::get(self.store.pool(), &resource_id).await?;
-                let mut conn = self.store.pool().acquire().await.map_err(StoreError::from)?;
+                let mut conn = self
+                    .store
+                    .pool()
+                    .acquire()
+                    .await
+                    .map_err(StoreError::from)?;
                 return self.view(&mut conn, existing).await;
             }
         }
@@ -168,17 +191,39 @@ impl Accounts {
         if !visible_to(caller, &row) {
             return Err(AccountError::NotFound);
         }
-        let mut conn = self.store.pool().acquire().await.map_err(StoreError::from)?;
+        let mut conn = self
+            .store
+            .pool()
+            .acquire()
+            .await
+            .map_err(StoreError::from)?;
         self.view(&mut conn, row).await
     }
 
     /// MASTER: every account of the company; another application: its own account.
-    pub async fn list(&self, caller: &Caller, page: Page) -> Result<(Vec<Account>, PageInfo), AccountError> {
-        let mut conn = self.store.pool().acquire().await.map_err(StoreError::from)?;
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        page: Page,
+    ) -> Result<(Vec<Account>, PageInfo), AccountError> {
+        let mut conn = self
+            .store
+            .pool()
+            .acquire()
+            .await
+            .map_err(StoreError::from)?;
         let (rows, total) = if caller.is_master() {
-            let rows =
-                store::accounts::list_for_company(&mut *conn, &caller.company_id, page.skip, page.limit).await?;
-            (rows, store::accounts::count_for_company(&mut *conn, &caller.company_id).await?)
+            let rows = store::accounts::list_for_company(
+                &mut *conn,
+                &caller.company_id,
+                page.skip,
+                page.limit,
+            )
+            .await?;
+            (
+                rows,
+                store::accounts::count_for_company(&mut *conn, &caller.company_id).await?,
+            )
         } else {
             let own = store::accounts::get(&mut *conn, &caller.account_id).await?;
             let rows = if page.skip == 0 { vec![own] } else { vec![] };

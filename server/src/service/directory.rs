@@ -89,7 +89,9 @@ pub fn new_end_to_end_id(now_millis: i64) -> String {
     let at = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(now_millis) * 1_000_000)
         .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
     let mut rng = rand::thread_rng();
-    let tail: String = (0..11).map(|_| ALPHANUMERIC[rng.gen_range(0..ALPHANUMERIC.len())] as char).collect();
+    let tail: String = (0..11)
+        .map(|_| ALPHANUMERIC[rng.gen_range(0..ALPHANUMERIC.len())] as char)
+        .collect();
     format!(
         "E{}{:04}{:02}{:02}{:02}{:02}{tail}",
         COFRE_ISPB,
@@ -105,8 +107,18 @@ pub fn new_end_to_end_id(now_millis: i64) -> String {
 pub const COFRE_ISPB: &str = "99999999";
 
 fn mask_account(number: &str) -> String {
-    let visible: String = number.chars().rev().take(2).collect::<Vec<_>>().into_iter().rev().collect();
-    format!("{}{visible}", "*".repeat(number.chars().count().saturating_sub(2).max(2)))
+    let visible: String = number
+        .chars()
+        .rev()
+        .take(2)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    format!(
+        "{}{visible}",
+        "*".repeat(number.chars().count().saturating_sub(2).max(2))
+    )
 }
 
 /// One line of an import file (CSV with a header row, or JSON lines).
@@ -220,7 +232,8 @@ impl Directory {
     /// one bucket.
     async fn holder_of(&self, caller: &Caller) -> Result<TaxId, StoreError> {
         let company = store::companies::get(self.store.pool(), &caller.company_id).await?;
-        TaxId::parse(&company.tax_id).map_err(|_| StoreError::Corrupt(format!("tax id of company {}", company.id)))
+        TaxId::parse(&company.tax_id)
+            .map_err(|_| StoreError::Corrupt(format!("tax id of company {}", company.id)))
     }
 
     /// Looks a key up for the caller, paying its cost from the caller's bucket in the
@@ -242,36 +255,56 @@ impl Directory {
         .await?;
         let level = bucket::refilled(stored, now - at);
         if level < bucket::MINIMUM * bucket::MILLI {
-            return Err(LookupError::RateLimited { retry_after_secs: bucket::seconds_until_minimum(level) });
+            return Err(LookupError::RateLimited {
+                retry_after_secs: bucket::seconds_until_minimum(level),
+            });
         }
         let (owner, cost) = match self.find_owner(&mut tx, &key).await? {
             Some(owner) if owner.internal => (Some(owner), bucket::COST_OWN),
             Some(owner) => (Some(owner), bucket::COST_FOUND),
             None => (None, bucket::COST_NOT_FOUND),
         };
-        store::dict_buckets::store(&mut tx, holder.as_str(), level - cost * bucket::MILLI, now.max(at)).await?;
+        store::dict_buckets::store(
+            &mut tx,
+            holder.as_str(),
+            level - cost * bucket::MILLI,
+            now.max(at),
+        )
+        .await?;
         tx.commit().await.map_err(StoreError::from)?;
         let owner = owner.ok_or(LookupError::NotFound)?;
-        Ok(Lookup { end_to_end_id: new_end_to_end_id(now), key, owner })
+        Ok(Lookup {
+            end_to_end_id: new_end_to_end_id(now),
+            key,
+            owner,
+        })
     }
 
     /// Cofre's keys first, then the external entries.
-    async fn find_owner(&self, tx: &mut store::Tx, key: &PixKey) -> Result<Option<Owner>, StoreError> {
+    async fn find_owner(
+        &self,
+        tx: &mut store::Tx,
+        key: &PixKey,
+    ) -> Result<Option<Owner>, StoreError> {
         if let Some(own) = store::pix_keys::find(&mut **tx, key.as_str()).await? {
             let company = store::companies::get(&mut **tx, &own.company_id).await?;
             return Ok(Some(Owner {
                 name: company.name,
-                tax_id: TaxId::parse(&company.tax_id).map_err(|_| StoreError::Corrupt("company tax id".into()))?,
+                tax_id: TaxId::parse(&company.tax_id)
+                    .map_err(|_| StoreError::Corrupt("company tax id".into()))?,
                 psp: COFRE_PSP.into(),
                 branch: "0001".into(),
                 account: mask_account(own.account_id.trim_start_matches("acc_")),
                 internal: true,
             }));
         }
-        let Some(entry) = store::directory::find(&mut **tx, key.as_str()).await? else { return Ok(None) };
+        let Some(entry) = store::directory::find(&mut **tx, key.as_str()).await? else {
+            return Ok(None);
+        };
         Ok(Some(Owner {
             name: entry.holder_name,
-            tax_id: TaxId::parse(&entry.holder_tax_id).map_err(|_| StoreError::Corrupt("holder tax id".into()))?,
+            tax_id: TaxId::parse(&entry.holder_tax_id)
+                .map_err(|_| StoreError::Corrupt("holder tax id".into()))?,
             psp: entry.ispb,
             branch: entry.branch,
             account: mask_account(&entry.account_number),
@@ -320,7 +353,10 @@ impl Directory {
         let mut tx = self.store.begin().await?;
         for (n, row) in &rows {
             if store::pix_keys::find(&mut *tx, &row.key).await?.is_some() {
-                problems.push(format!("line {n}: key {} belongs to a Cofre account", row.key));
+                problems.push(format!(
+                    "line {n}: key {} belongs to a Cofre account",
+                    row.key
+                ));
                 continue;
             }
             if store::directory::insert_if_absent(&mut tx, row, now).await? {

@@ -103,7 +103,12 @@ impl Services {
             users: users::Users::new(store.clone()),
             applications: applications::Applications::new(store.clone()),
             pix_keys: pix_keys::PixKeys::new(store.clone(), clock.clone(), accounts.clone()),
-            withdraw_keys: withdraw_keys::WithdrawKeys::new(store.clone(), clock.clone(), accounts.clone(), directory.clone()),
+            withdraw_keys: withdraw_keys::WithdrawKeys::new(
+                store.clone(),
+                clock.clone(),
+                accounts.clone(),
+                directory.clone(),
+            ),
             accounts,
             directory,
             clock,

@@ -146,7 +146,10 @@ impl PixKey {
     /// (PHONE), 11 characters (CPF), 14 (CNPJ).
     pub fn detect(value: &str) -> Result<Self, PixKeyError> {
         let value = value.trim();
-        let compact: String = value.chars().filter(|c| !matches!(c, '.' | '-' | '/' | ' ')).collect();
+        let compact: String = value
+            .chars()
+            .filter(|c| !matches!(c, '.' | '-' | '/' | ' '))
+            .collect();
         let kind = if Self::parse(PixKeyType::Evp, value).is_ok() {
             PixKeyType::Evp
         } else if value.contains('@') {
@@ -232,7 +235,10 @@ mod tests {
     #[test]
     fn detects_the_type_from_the_shape() {
         let kind = |v| PixKey::detect(v).map(|k| k.kind());
-        assert_eq!(kind("6d1f3c0e-8a4b-4c2d-9e7f-0a1b2c3d4e5f"), Ok(PixKeyType::Evp));
+        assert_eq!(
+            kind("6d1f3c0e-8a4b-4c2d-9e7f-0a1b2c3d4e5f"),
+            Ok(PixKeyType::Evp)
+        );
         assert_eq!(kind("Ana@Example.com"), Ok(PixKeyType::Email));
         assert_eq!(kind("+5511987654321"), Ok(PixKeyType::Phone));
         assert_eq!(kind("111.444.777-35"), Ok(PixKeyType::Cpf));

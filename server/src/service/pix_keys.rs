@@ -53,7 +53,8 @@ pub struct PixKeyView {
 
 fn view(row: PixKeyRow) -> Result<PixKeyView, StoreError> {
     Ok(PixKeyView {
-        kind: PixKeyType::parse(&row.kind).ok_or_else(|| StoreError::Corrupt(format!("type of key {}", row.key)))?,
+        kind: PixKeyType::parse(&row.kind)
+            .ok_or_else(|| StoreError::Corrupt(format!("type of key {}", row.key)))?,
         key: row.key,
         is_default: row.is_default,
         created_at: row.created_at,
@@ -69,7 +70,11 @@ pub struct PixKeys {
 
 impl PixKeys {
     pub fn new(store: Store, clock: SharedClock, accounts: Accounts) -> Self {
-        Self { store, clock, accounts }
+        Self {
+            store,
+            clock,
+            accounts,
+        }
     }
 
     /// Registers a key for the caller's account. EVP keys are generated here, never
@@ -82,30 +87,46 @@ impl PixKeys {
         value: Option<&str>,
     ) -> Result<PixKeyView, PixKeyServiceError> {
         let kind = match kind.map(str::trim).filter(|k| !k.is_empty()) {
-            None => return Err(PixKeyServiceError::Validation(vec![FieldError::new("type", Problem::Required)])),
+            None => {
+                return Err(PixKeyServiceError::Validation(vec![FieldError::new(
+                    "type",
+                    Problem::Required,
+                )]));
+            }
             Some(k) => match PixKeyType::parse(k) {
                 Some(kind) => kind,
                 None => {
-                    return Err(PixKeyServiceError::Validation(vec![FieldError::new("type", Problem::UnknownValue)]));
+                    return Err(PixKeyServiceError::Validation(vec![FieldError::new(
+                        "type",
+                        Problem::UnknownValue,
+                    )]));
                 }
             },
         };
         let key = match kind {
             PixKeyType::Evp => PixKey::new_evp(),
             _ => {
-                let value = value.map(str::trim).filter(|v| !v.is_empty()).ok_or_else(|| {
-                    PixKeyServiceError::Validation(vec![FieldError::new("pixKey", Problem::Required)])
-                })?;
+                let value = value
+                    .map(str::trim)
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| {
+                        PixKeyServiceError::Validation(vec![FieldError::new(
+                            "pixKey",
+                            Problem::Required,
+                        )])
+                    })?;
                 PixKey::parse(kind, value).map_err(PixKeyServiceError::Invalid)?
             }
         };
 
         let mut tx = self.store.begin().await?;
         // Serialises key changes of one account: the count and the default hold.
-        let account = store::accounts::lock(&mut tx, self.store.backend(), &caller.account_id).await?;
+        let account =
+            store::accounts::lock(&mut tx, self.store.backend(), &caller.account_id).await?;
         if matches!(kind, PixKeyType::Cpf | PixKeyType::Cnpj) {
             let company = store::companies::get(&mut *tx, &account.company_id).await?;
-            let holder = TaxId::parse(&company.tax_id).map_err(|_| StoreError::Corrupt("company tax id".into()))?;
+            let holder = TaxId::parse(&company.tax_id)
+                .map_err(|_| StoreError::Corrupt("company tax id".into()))?;
             if holder.as_str() != key.as_str() {
                 return Err(PixKeyServiceError::NotHolders);
             }
@@ -114,7 +135,10 @@ impl PixKeys {
         if count >= MAX_KEYS_PER_ACCOUNT {
             return Err(PixKeyServiceError::LimitReached);
         }
-        if store::directory::find(&mut *tx, key.as_str()).await?.is_some() {
+        if store::directory::find(&mut *tx, key.as_str())
+            .await?
+            .is_some()
+        {
             return Err(PixKeyServiceError::AlreadyExists);
         }
         let row = PixKeyRow {
@@ -125,10 +149,12 @@ impl PixKeys {
             is_default: count == 0,
             created_at: self.clock.now_millis(),
         };
-        store::pix_keys::insert(&mut tx, &row).await.map_err(|e| match e {
-            StoreError::Duplicate => PixKeyServiceError::AlreadyExists,
-            other => other.into(),
-        })?;
+        store::pix_keys::insert(&mut tx, &row)
+            .await
+            .map_err(|e| match e {
+                StoreError::Duplicate => PixKeyServiceError::AlreadyExists,
+                other => other.into(),
+            })?;
         tx.commit().await.map_err(|e| match StoreError::from(e) {
             StoreError::Duplicate => PixKeyServiceError::AlreadyExists,
             other => other.into(),
@@ -138,8 +164,16 @@ impl PixKeys {
     }
 
     /// The caller's account's keys and the account itself.
-    pub async fn list(&self, caller: &Caller) -> Result<(Vec<PixKeyView>, Account), PixKeyServiceError> {
-        let mut conn = self.store.pool().acquire().await.map_err(StoreError::from)?;
+    pub async fn list(
+        &self,
+        caller: &Caller,
+    ) -> Result<(Vec<PixKeyView>, Account), PixKeyServiceError> {
+        let mut conn = self
+            .store
+            .pool()
+            .acquire()
+            .await
+            .map_err(StoreError::from)?;
         let rows = store::pix_keys::list_for_account(&mut *conn, &caller.account_id).await?;
         let account_row = store::accounts::get(&mut *conn, &caller.account_id).await?;
         let account = self.accounts.view(&mut conn, account_row).await?;
@@ -149,14 +183,23 @@ impl PixKeys {
 
     /// Finds a key of the caller's account by the value as stored or as typed
     /// (e.g. an email in capitals).
-    async fn own_key(&self, tx: &mut store::Tx, caller: &Caller, value: &str) -> Result<PixKeyRow, PixKeyServiceError> {
+    async fn own_key(
+        &self,
+        tx: &mut store::Tx,
+        caller: &Caller,
+        value: &str,
+    ) -> Result<PixKeyRow, PixKeyServiceError> {
         let mut candidates = vec![value.trim().to_owned()];
         if let Ok(key) = PixKey::detect(value) {
             candidates.push(key.as_str().to_owned());
         }
         for candidate in candidates {
             if let Some(row) = store::pix_keys::find(&mut **tx, &candidate).await? {
-                return if row.account_id == caller.account_id { Ok(row) } else { Err(PixKeyServiceError::NotFound) };
+                return if row.account_id == caller.account_id {
+                    Ok(row)
+                } else {
+                    Err(PixKeyServiceError::NotFound)
+                };
             }
         }
         Err(PixKeyServiceError::NotFound)
@@ -178,11 +221,18 @@ impl PixKeys {
     }
 
     /// Makes the key the account's default (the one charges use).
-    pub async fn set_default(&self, caller: &Caller, value: &str) -> Result<PixKeyView, PixKeyServiceError> {
+    pub async fn set_default(
+        &self,
+        caller: &Caller,
+        value: &str,
+    ) -> Result<PixKeyView, PixKeyServiceError> {
         let mut tx = self.store.begin().await?;
         let row = self.own_key(&mut tx, caller, value).await?;
         store::pix_keys::set_default(&mut tx, &row.account_id, &row.key).await?;
         tx.commit().await.map_err(StoreError::from)?;
-        Ok(view(PixKeyRow { is_default: true, ..row })?)
+        Ok(view(PixKeyRow {
+            is_default: true,
+            ..row
+        })?)
     }
 }

@@ -187,8 +187,14 @@ mod tests {
 
     #[test]
     fn masked_forms_hide_the_middle() {
-        assert_eq!(TaxId::parse("11144477735").unwrap().masked(), "111.***.***-35");
-        assert_eq!(TaxId::parse("11222333000181").unwrap().masked(), "11.***.***/0001-81");
+        assert_eq!(
+            TaxId::parse("11144477735").unwrap().masked(),
+            "111.***.***-35"
+        );
+        assert_eq!(
+            TaxId::parse("11222333000181").unwrap().masked(),
+            "11.***.***/0001-81"
+        );
     }
 
     #[test]

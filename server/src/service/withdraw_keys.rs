@@ -69,11 +69,19 @@ pub struct WithdrawKeys {
 
 impl WithdrawKeys {
     pub fn new(store: Store, clock: SharedClock, accounts: Accounts, directory: Directory) -> Self {
-        Self { store, clock, accounts, directory }
+        Self {
+            store,
+            clock,
+            accounts,
+            directory,
+        }
     }
 
     /// The caller's account, refused with 403 unless support enabled its withdraw key API.
-    async fn enabled_account(&self, caller: &Caller) -> Result<store::accounts::AccountRow, WithdrawKeyError> {
+    async fn enabled_account(
+        &self,
+        caller: &Caller,
+    ) -> Result<store::accounts::AccountRow, WithdrawKeyError> {
         let account = store::accounts::get(self.store.pool(), &caller.account_id).await?;
         if !account.withdraw_key_api_enabled {
             return Err(WithdrawKeyError::ApiDisabled);
@@ -82,14 +90,20 @@ impl WithdrawKeys {
     }
 
     fn parse_key(kind: Option<&str>, value: Option<&str>) -> Result<PixKey, WithdrawKeyError> {
-        let value = value.map(str::trim).filter(|v| !v.is_empty()).ok_or_else(|| {
-            WithdrawKeyError::Validation(vec![FieldError::new("pixKey", Problem::Required)])
-        })?;
+        let value = value
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| {
+                WithdrawKeyError::Validation(vec![FieldError::new("pixKey", Problem::Required)])
+            })?;
         match kind.map(str::trim).filter(|k| !k.is_empty()) {
             None => PixKey::detect(value).map_err(WithdrawKeyError::Invalid),
             Some(k) => {
                 let kind = PixKeyType::parse(k).ok_or_else(|| {
-                    WithdrawKeyError::Validation(vec![FieldError::new("type", Problem::UnknownValue)])
+                    WithdrawKeyError::Validation(vec![FieldError::new(
+                        "type",
+                        Problem::UnknownValue,
+                    )])
                 })?;
                 PixKey::parse(kind, value).map_err(WithdrawKeyError::Invalid)
             }
@@ -98,7 +112,12 @@ impl WithdrawKeys {
 
     async fn account_view(&self, account_id: &str) -> Result<Account, WithdrawKeyError> {
         let row = store::accounts::get(self.store.pool(), account_id).await?;
-        let mut conn = self.store.pool().acquire().await.map_err(StoreError::from)?;
+        let mut conn = self
+            .store
+            .pool()
+            .acquire()
+            .await
+            .map_err(StoreError::from)?;
         Ok(self.accounts.view(&mut conn, row).await?)
     }
 
@@ -114,16 +133,27 @@ impl WithdrawKeys {
     ) -> Result<Account, WithdrawKeyError> {
         let account = self.enabled_account(caller).await?;
         let key = Self::parse_key(kind, value)?;
-        if store::withdraw_keys::find_for_company(self.store.pool(), &account.company_id, key.as_str())
-            .await?
-            .is_some()
+        if store::withdraw_keys::find_for_company(
+            self.store.pool(),
+            &account.company_id,
+            key.as_str(),
+        )
+        .await?
+        .is_some()
         {
             return Err(WithdrawKeyError::AlreadyExists);
         }
-        if store::pix_keys::find(self.store.pool(), key.as_str()).await?.is_some() {
+        if store::pix_keys::find(self.store.pool(), key.as_str())
+            .await?
+            .is_some()
+        {
             return Err(WithdrawKeyError::Internal);
         }
-        let lookup = self.directory.check(caller, key.as_str()).await.map_err(WithdrawKeyError::Lookup)?;
+        let lookup = self
+            .directory
+            .check(caller, key.as_str())
+            .await
+            .map_err(WithdrawKeyError::Lookup)?;
         if lookup.owner.internal {
             return Err(WithdrawKeyError::Internal);
         }
@@ -143,10 +173,12 @@ impl WithdrawKeys {
             created_at: self.clock.now_millis(),
         };
         let mut tx = self.store.begin().await?;
-        store::withdraw_keys::insert(&mut tx, &row).await.map_err(|e| match e {
-            StoreError::Duplicate => WithdrawKeyError::AlreadyExists,
-            other => other.into(),
-        })?;
+        store::withdraw_keys::insert(&mut tx, &row)
+            .await
+            .map_err(|e| match e {
+                StoreError::Duplicate => WithdrawKeyError::AlreadyExists,
+                other => other.into(),
+            })?;
         store::accounts::select_withdraw_key(&mut tx, &account.id, &row.id).await?;
         tx.commit().await.map_err(|e| match StoreError::from(e) {
             StoreError::Duplicate => WithdrawKeyError::AlreadyExists,
@@ -167,9 +199,13 @@ impl WithdrawKeys {
     ) -> Result<Account, WithdrawKeyError> {
         let account = self.enabled_account(caller).await?;
         let key = Self::parse_key(kind, value)?;
-        let registered = store::withdraw_keys::find_for_company(self.store.pool(), &account.company_id, key.as_str())
-            .await?
-            .ok_or(WithdrawKeyError::NotRegistered)?;
+        let registered = store::withdraw_keys::find_for_company(
+            self.store.pool(),
+            &account.company_id,
+            key.as_str(),
+        )
+        .await?
+        .ok_or(WithdrawKeyError::NotRegistered)?;
         if account.withdraw_key_id.as_deref() != Some(registered.id.as_str()) {
             let mut tx = self.store.begin().await?;
             store::accounts::select_withdraw_key(&mut tx, &account.id, &registered.id).await?;

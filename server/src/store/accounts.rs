@@ -71,10 +71,12 @@ pub async fn lock(tx: &mut Tx, backend: super::Backend, id: &str) -> StoreResult
         super::Backend::Postgres => " FOR UPDATE",
         super::Backend::Sqlite => "",
     };
-    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM accounts WHERE id = $1{lock}"))
-        .bind(id)
-        .fetch_one(&mut **tx)
-        .await?;
+    let row = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM accounts WHERE id = $1{lock}"
+    ))
+    .bind(id)
+    .fetch_one(&mut **tx)
+    .await?;
     account(&row)
 }
 
@@ -131,11 +133,13 @@ pub async fn count_for_company<'e, E>(db: E, company_id: &str) -> StoreResult<i6
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
-    Ok(sqlx::query("SELECT COUNT(*) AS n FROM accounts WHERE company_id = $1")
-        .bind(company_id)
-        .fetch_one(db)
-        .await?
-        .try_get("n")?)
+    Ok(
+        sqlx::query("SELECT COUNT(*) AS n FROM accounts WHERE company_id = $1")
+            .bind(company_id)
+            .fetch_one(db)
+            .await?
+            .try_get("n")?,
+    )
 }
 
 /// `(available, blocked)` in centavos.
@@ -150,7 +154,11 @@ where
     Ok((row.try_get("available")?, row.try_get("blocked")?))
 }
 
-pub async fn select_withdraw_key(tx: &mut Tx, account_id: &str, withdraw_key_id: &str) -> StoreResult<()> {
+pub async fn select_withdraw_key(
+    tx: &mut Tx,
+    account_id: &str,
+    withdraw_key_id: &str,
+) -> StoreResult<()> {
     let done = sqlx::query("UPDATE accounts SET withdraw_key_id = $1 WHERE id = $2")
         .bind(withdraw_key_id)
         .bind(account_id)
@@ -161,4 +169,3 @@ pub async fn select_withdraw_key(tx: &mut Tx, account_id: &str, withdraw_key_id:
     }
     Ok(())
 }
-

@@ -37,13 +37,20 @@ pub async fn lock(
     Ok((row.try_get("millitokens")?, row.try_get("updated_at")?))
 }
 
-pub async fn store(tx: &mut Tx, holder_tax_id: &str, millitokens: i64, updated_at: i64) -> StoreResult<()> {
-    sqlx::query("UPDATE dict_buckets SET millitokens = $1, updated_at = $2 WHERE holder_tax_id = $3")
-        .bind(millitokens)
-        .bind(updated_at)
-        .bind(holder_tax_id)
-        .execute(&mut **tx)
-        .await?;
+pub async fn store(
+    tx: &mut Tx,
+    holder_tax_id: &str,
+    millitokens: i64,
+    updated_at: i64,
+) -> StoreResult<()> {
+    sqlx::query(
+        "UPDATE dict_buckets SET millitokens = $1, updated_at = $2 WHERE holder_tax_id = $3",
+    )
+    .bind(millitokens)
+    .bind(updated_at)
+    .bind(holder_tax_id)
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 
@@ -52,9 +59,11 @@ pub async fn peek<'e, E>(db: E, holder_tax_id: &str) -> StoreResult<Option<(i64,
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
-    let row = sqlx::query("SELECT millitokens, updated_at FROM dict_buckets WHERE holder_tax_id = $1")
-        .bind(holder_tax_id)
-        .fetch_optional(db)
-        .await?;
-    row.map(|r| Ok((r.try_get("millitokens")?, r.try_get("updated_at")?))).transpose()
+    let row =
+        sqlx::query("SELECT millitokens, updated_at FROM dict_buckets WHERE holder_tax_id = $1")
+            .bind(holder_tax_id)
+            .fetch_optional(db)
+            .await?;
+    row.map(|r| Ok((r.try_get("millitokens")?, r.try_get("updated_at")?)))
+        .transpose()
 }

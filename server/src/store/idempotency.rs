@@ -11,7 +11,10 @@ pub enum Claim {
     /// First use: the caller creates the resource in the same transaction.
     New,
     /// Used before, by a committed create.
-    Existing { request_hash: String, resource_id: String },
+    Existing {
+        request_hash: String,
+        resource_id: String,
+    },
 }
 
 /// Claims `(company, resource, correlation_id)` for `resource_id`. Concurrent claims
@@ -51,5 +54,8 @@ pub async fn claim(
     .bind(correlation_id)
     .fetch_one(&mut **tx)
     .await?;
-    Ok(Claim::Existing { request_hash: row.try_get("request_hash")?, resource_id: row.try_get("resource_id")? })
+    Ok(Claim::Existing {
+        request_hash: row.try_get("request_hash")?,
+        resource_id: row.try_get("resource_id")?,
+    })
 }

@@ -30,15 +30,17 @@ fn pix_key(row: &AnyRow) -> StoreResult<PixKeyRow> {
 
 /// Inserts a key; `Duplicate` when the key is already Cofre's.
 pub async fn insert(tx: &mut Tx, row: &PixKeyRow) -> StoreResult<()> {
-    sqlx::query(&format!("INSERT INTO pix_keys ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)"))
-        .bind(&row.key)
-        .bind(&row.kind)
-        .bind(&row.account_id)
-        .bind(&row.company_id)
-        .bind(row.is_default)
-        .bind(row.created_at)
-        .execute(&mut **tx)
-        .await?;
+    sqlx::query(&format!(
+        "INSERT INTO pix_keys ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)"
+    ))
+    .bind(&row.key)
+    .bind(&row.kind)
+    .bind(&row.account_id)
+    .bind(&row.company_id)
+    .bind(row.is_default)
+    .bind(row.created_at)
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 
@@ -68,15 +70,20 @@ where
 }
 
 pub async fn count_for_account(tx: &mut Tx, account_id: &str) -> StoreResult<i64> {
-    Ok(sqlx::query("SELECT COUNT(*) AS n FROM pix_keys WHERE account_id = $1")
-        .bind(account_id)
-        .fetch_one(&mut **tx)
-        .await?
-        .try_get("n")?)
+    Ok(
+        sqlx::query("SELECT COUNT(*) AS n FROM pix_keys WHERE account_id = $1")
+            .bind(account_id)
+            .fetch_one(&mut **tx)
+            .await?
+            .try_get("n")?,
+    )
 }
 
 pub async fn delete(tx: &mut Tx, key: &str) -> StoreResult<()> {
-    let done = sqlx::query("DELETE FROM pix_keys WHERE key = $1").bind(key).execute(&mut **tx).await?;
+    let done = sqlx::query("DELETE FROM pix_keys WHERE key = $1")
+        .bind(key)
+        .execute(&mut **tx)
+        .await?;
     if done.rows_affected() == 0 {
         return Err(StoreError::NotFound);
     }
@@ -90,12 +97,13 @@ pub async fn set_default(tx: &mut Tx, account_id: &str, key: &str) -> StoreResul
         .bind(account_id)
         .execute(&mut **tx)
         .await?;
-    let done = sqlx::query("UPDATE pix_keys SET is_default = $1 WHERE account_id = $2 AND key = $3")
-        .bind(true)
-        .bind(account_id)
-        .bind(key)
-        .execute(&mut **tx)
-        .await?;
+    let done =
+        sqlx::query("UPDATE pix_keys SET is_default = $1 WHERE account_id = $2 AND key = $3")
+            .bind(true)
+            .bind(account_id)
+            .bind(key)
+            .execute(&mut **tx)
+            .await?;
     if done.rows_affected() == 0 {
         return Err(StoreError::NotFound);
     }

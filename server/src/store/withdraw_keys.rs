@@ -50,7 +50,11 @@ pub async fn insert(tx: &mut Tx, row: &WithdrawKeyRow) -> StoreResult<()> {
     Ok(())
 }
 
-pub async fn find_for_company<'e, E>(db: E, company_id: &str, key: &str) -> StoreResult<Option<WithdrawKeyRow>>
+pub async fn find_for_company<'e, E>(
+    db: E,
+    company_id: &str,
+    key: &str,
+) -> StoreResult<Option<WithdrawKeyRow>>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
@@ -68,10 +72,12 @@ pub async fn get<'e, E>(db: E, id: &str) -> StoreResult<WithdrawKeyRow>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
-    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM withdraw_keys WHERE id = $1"))
-        .bind(id)
-        .fetch_one(db)
-        .await?;
+    let row = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM withdraw_keys WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_one(db)
+    .await?;
     withdraw_key(&row)
 }
 
@@ -79,9 +85,11 @@ pub async fn count_for_company<'e, E>(db: E, company_id: &str) -> StoreResult<i6
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
-    Ok(sqlx::query("SELECT COUNT(*) AS n FROM withdraw_keys WHERE company_id = $1")
-        .bind(company_id)
-        .fetch_one(db)
-        .await?
-        .try_get("n")?)
+    Ok(
+        sqlx::query("SELECT COUNT(*) AS n FROM withdraw_keys WHERE company_id = $1")
+            .bind(company_id)
+            .fetch_one(db)
+            .await?
+            .try_get("n")?,
+    )
 }

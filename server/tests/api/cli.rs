@@ -41,7 +41,10 @@ async fn migrate_runs_on_a_fresh_database_and_again(db: Db) {
     let test_db = fresh_database(db).await;
     for _ in 0..2 {
         let out = stdout_json(&cofre(&test_db.url, &["migrate", "--json"]).await);
-        assert_eq!(out["migrations"], serde_json::json!(["foundation", "campaigns"]));
+        assert_eq!(
+            out["migrations"],
+            serde_json::json!(["foundation", "campaigns"])
+        );
     }
 }
 db_test!(migrate_runs_on_a_fresh_database_and_again);

@@ -216,6 +216,125 @@ impl TestApp {
         .await
     }
 
+    pub async fn put(&self, path: &str, app_id: Option<&str>, body: Value) -> Response {
+        self.request(Method::PUT, path, app_id)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn delete(&self, path: &str, app_id: Option<&str>) -> Response {
+        self.request(Method::DELETE, path, app_id)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn create_account(&self, master: &str) -> Response {
+        self.request(Method::POST, "/api/v1/account", Some(master))
+            .header("content-type", "application/json")
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn create_pix_key(&self, app_id: &str, kind: &str, key: &str) -> Response {
+        self.post(
+            "/api/v1/pix-keys",
+            Some(app_id),
+            serde_json::json!({ "type": kind, "pixKey": key }),
+        )
+        .await
+    }
+
+    pub async fn list_pix_keys(&self, app_id: &str) -> Response {
+        self.get("/api/v1/pix-keys", Some(app_id)).await
+    }
+
+    pub async fn delete_pix_key(&self, app_id: &str, key: &str) -> Response {
+        self.delete(
+            &format!("/api/v1/pix-keys/{}", urlencode(key)),
+            Some(app_id),
+        )
+        .await
+    }
+
+    pub async fn check_key(&self, app_id: &str, key: &str) -> Response {
+        self.post(
+            "/api/v1/pix-keys/check",
+            Some(app_id),
+            serde_json::json!({ "pixKey": key }),
+        )
+        .await
+    }
+
+    pub async fn post_withdraw_key(&self, app_id: &str, body: Value) -> Response {
+        self.post("/api/v1/pix-keys/withdraw", Some(app_id), body)
+            .await
+    }
+
+    pub async fn put_withdraw_key(&self, app_id: &str, body: Value) -> Response {
+        self.put("/api/v1/pix-keys/withdraw", Some(app_id), body)
+            .await
+    }
+
+    /// A campaign as the seed's steps 3 and 4 make it: a new account and an API
+    /// application bound to it. Answers `(accountId, AppID)`.
+    pub async fn campaign(&self, master: &str) -> (String, String) {
+        let account = json(self.create_account(master).await, 200).await;
+        let account_id = account["account"]["accountId"].as_str().unwrap().to_owned();
+        let app = json(
+            self.create_application(
+                master,
+                serde_json::json!({"accountId": account_id, "application": {"name": "Campanha", "type": "API"}}),
+            )
+            .await,
+            201,
+        )
+        .await;
+        (
+            account_id,
+            app["application"]["appID"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    /// Adds external directory entries: `(key, type, holder tax id)`.
+    pub async fn directory(&self, entries: &[(&str, &str, &str)]) {
+        let lines: Vec<_> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, (key, kind, holder))| {
+                (
+                    i + 1,
+                    cofre_server::service::directory::ImportLine {
+                        key: key.to_string(),
+                        kind: kind.to_string(),
+                        holder_name: format!("Titular {holder}"),
+                        holder_tax_id: holder.to_string(),
+                        ispb: "60701190".into(),
+                        branch: "0001".into(),
+                        account_number: "1234567".into(),
+                        account_type: "CACC".into(),
+                    },
+                )
+            })
+            .collect();
+        self.services
+            .directory
+            .import(&lines)
+            .await
+            .expect("directory import");
+    }
+
+    pub async fn enable_withdraw_key_api(&self, account_id: &str) {
+        self.services
+            .companies
+            .set_withdraw_key_api(account_id, true)
+            .await
+            .unwrap();
+    }
+
     pub async fn scopes(&self, app_id: Option<&str>) -> Response {
         self.get("/api/v1/application/scopes", app_id).await
     }
@@ -256,4 +375,10 @@ pub fn client_id_of(app_id: &str) -> String {
         .unwrap();
     let text = String::from_utf8(decoded).unwrap();
     text.split_once(':').unwrap().0.to_owned()
+}
+
+pub fn urlencode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
 }

@@ -3,10 +3,15 @@
 
 mod helpers;
 
+mod accounts;
 mod applications;
 mod auth;
+mod campaign;
 mod cli;
 mod console;
+mod directory;
 mod errors;
 mod ops;
+mod pix_keys;
 mod store;
+mod withdraw_keys;
