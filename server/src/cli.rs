@@ -59,6 +59,26 @@ pub enum Command {
     Dict(DictCommand),
     /// Create (or reuse) a demo BaaS company and print how to use it.
     Demo(JsonFlag),
+    /// Benchmarks (figures for the README, not tests).
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BenchCommand {
+    /// create-key / list-keys / check-key against an in-process Cofre, beside a bare
+    /// axum endpoint (the HTTP ceiling). Without --database-url it uses a fresh
+    /// temporary SQLite file; with one, it adds a bench company to that database.
+    Campaign {
+        /// Concurrent clients.
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
+        /// Requests per operation.
+        #[arg(long, default_value_t = 4000)]
+        requests: usize,
+        #[command(flatten)]
+        out: JsonFlag,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -164,6 +184,7 @@ async fn services(settings: &Settings) -> anyhow::Result<Services> {
 
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let mut settings = Settings::load(cli.config.as_deref())?;
+    let explicit_database = cli.database_url.is_some();
     if let Some(url) = cli.database_url {
         settings.database.url = url;
     }
@@ -316,6 +337,21 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     report.read, report.imported, report.unchanged
                 )
             });
+        }
+        Command::Bench(BenchCommand::Campaign {
+            clients,
+            requests,
+            out,
+        }) => {
+            let scratch = tempfile::tempdir()?;
+            if !explicit_database {
+                settings.database.url =
+                    format!("sqlite://{}", scratch.path().join("bench.db").display());
+            }
+            let report =
+                crate::bench::campaign(settings, crate::bench::BenchOptions { clients, requests })
+                    .await?;
+            print(out.json, serde_json::to_value(&report)?, || report.table());
         }
         Command::Demo(out) => {
             let base_url = settings.public_url();

@@ -1,6 +1,7 @@
 //! Cofre: a Pix banking-as-a-service platform. `http -> service -> store`; the binary
 //! in `main.rs` wires them up from the command line.
 
+pub mod bench;
 pub mod cli;
 pub mod config;
 pub mod http;

@@ -377,3 +377,53 @@ async fn demo_creates_once_and_reissues_the_master_app_id(db: Db) {
     );
 }
 db_test!(demo_creates_once_and_reissues_the_master_app_id);
+
+async fn bench_campaign_drives_every_operation_and_reports_ratios(db: Db) {
+    let test_db = fresh_database(db).await;
+    let report = stdout_json(
+        &cofre(
+            &test_db.url,
+            &[
+                "bench",
+                "campaign",
+                "--clients",
+                "2",
+                "--requests",
+                "30",
+                "--json",
+            ],
+        )
+        .await,
+    );
+    assert_eq!(report["ceiling"]["ratioToCeiling"], 1.0);
+    let ops = report["operations"].as_array().unwrap();
+    let names: Vec<&str> = ops
+        .iter()
+        .map(|o| o["operation"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "create-key (POST /api/v1/pix-keys)",
+            "list-keys (GET /api/v1/pix-keys)",
+            "check-key (POST /api/v1/pix-keys/check)"
+        ]
+    );
+    for op in ops {
+        assert_eq!(op["requests"], 30);
+        assert!(op["requestsPerSecond"].as_f64().unwrap() > 0.0);
+        assert!(op["p99Ms"].as_f64().unwrap() >= op["p50Ms"].as_f64().unwrap());
+    }
+    // The keys it created are real: 30 keys over two campaigns of the bench company.
+    let store = Store::connect(&test_db.url).await.unwrap();
+    let n: i64 = sqlx::Row::try_get(
+        &sqlx::query("SELECT COUNT(*) AS n FROM pix_keys")
+            .fetch_one(store.pool())
+            .await
+            .unwrap(),
+        "n",
+    )
+    .unwrap();
+    assert_eq!(n, 30);
+}
+db_test!(bench_campaign_drives_every_operation_and_reports_ratios);
