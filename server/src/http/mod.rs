@@ -23,7 +23,7 @@ use leptos::prelude::LeptosOptions;
 use metrics_exporter_prometheus::PrometheusHandle;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use utoipa::OpenApi;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa_axum::router::OpenApiRouter;
@@ -130,20 +130,24 @@ pub fn app(services: Services, settings: Settings) -> anyhow::Result<(Router, Ap
         .layer(middleware::from_fn(ops::record_metrics))
         .layer(middleware::from_fn(language))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID.clone()))
-        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
-            let request_id = req
-                .headers()
-                .get(&REQUEST_ID)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or_default();
-            tracing::info_span!(
-                "request",
-                method = %req.method(),
-                path = %req.uri().path(),
-                request_id,
-                application_id = tracing::field::Empty,
-            )
-        }))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|req: &Request| {
+                    let request_id = req
+                        .headers()
+                        .get(&REQUEST_ID)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or_default();
+                    tracing::info_span!(
+                        "request",
+                        method = %req.method(),
+                        path = %req.uri().path(),
+                        request_id,
+                        application_id = tracing::field::Empty,
+                    )
+                })
+                .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
+        )
         .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
         .layer(CatchPanicLayer::custom(
             |_: Box<dyn std::any::Any + Send>| {
