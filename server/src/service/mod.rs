@@ -4,18 +4,27 @@
 
 pub mod accounts;
 pub mod applications;
+pub mod br_code;
+pub mod charges;
 pub mod clock;
 pub mod companies;
+pub mod customers;
 pub mod demo;
 pub mod directory;
 pub mod features;
 pub mod idempotency;
+pub mod ledger;
 pub mod pix_key;
 pub mod pix_keys;
+pub mod qr_codes;
+pub mod refunds;
+pub mod sandbox;
 pub mod scopes;
+pub mod statement;
 pub mod tax_id;
 pub mod users;
 pub mod withdraw_keys;
+pub mod withdrawals;
 
 use crate::store::{Store, StoreError};
 
@@ -87,6 +96,13 @@ pub struct Services {
     pub pix_keys: pix_keys::PixKeys,
     pub directory: directory::Directory,
     pub withdraw_keys: withdraw_keys::WithdrawKeys,
+    pub customers: customers::Customers,
+    pub charges: charges::Charges,
+    pub qr_codes: qr_codes::QrCodes,
+    pub withdrawals: withdrawals::Withdrawals,
+    pub refunds: refunds::Refunds,
+    pub statement: statement::Statement,
+    pub sandbox: sandbox::Sandbox,
 }
 
 impl Services {
@@ -98,7 +114,15 @@ impl Services {
     pub fn with_clock(store: Store, clock: clock::SharedClock) -> Self {
         let accounts = accounts::Accounts::new(store.clone(), clock.clone());
         let directory = directory::Directory::new(store.clone(), clock.clone());
+        let customers = customers::Customers::new(store.clone(), clock.clone());
         Self {
+            charges: charges::Charges::new(store.clone(), clock.clone(), customers.clone()),
+            qr_codes: qr_codes::QrCodes::new(store.clone(), clock.clone()),
+            withdrawals: withdrawals::Withdrawals::new(store.clone(), clock.clone(), accounts.clone()),
+            refunds: refunds::Refunds::new(store.clone(), clock.clone()),
+            statement: statement::Statement::new(store.clone()),
+            sandbox: sandbox::Sandbox::new(store.clone(), clock.clone()),
+            customers,
             companies: companies::Companies::new(store.clone()),
             users: users::Users::new(store.clone()),
             applications: applications::Applications::new(store.clone()),

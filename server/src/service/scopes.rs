@@ -56,6 +56,21 @@ pub const PIX_KEY_WITHDRAW_PUT: Scope = scope(
     "PIX_KEY_WITHDRAW_PUT",
     "Select an already registered withdraw key",
 );
+pub const ACCOUNT_WITHDRAW_POST: Scope =
+    scope("ACCOUNT_WITHDRAW_POST", "Withdraw from the account to its withdraw key");
+pub const CUSTOMER_GET: Scope = scope("CUSTOMER_GET", "Read customers");
+pub const CUSTOMER_POST: Scope = scope("CUSTOMER_POST", "Create customers");
+pub const CUSTOMER_PATCH: Scope = scope("CUSTOMER_PATCH", "Update customers");
+pub const CHARGE_GET: Scope = scope("CHARGE_GET", "Read charges");
+pub const CHARGE_POST: Scope = scope("CHARGE_POST", "Create charges");
+pub const CHARGE_DELETE: Scope = scope("CHARGE_DELETE", "Delete charges that received no money");
+pub const QRCODE_STATIC_GET: Scope = scope("QRCODE_STATIC_GET", "Read static QR codes");
+pub const QRCODE_STATIC_POST: Scope = scope("QRCODE_STATIC_POST", "Create static QR codes");
+pub const REFUND_GET: Scope = scope("REFUND_GET", "Read refunds");
+pub const REFUND_POST: Scope = scope("REFUND_POST", "Refund received Pix");
+pub const STATEMENT_GET: Scope = scope("STATEMENT_GET", "Read the account statement");
+pub const TRANSACTION_GET: Scope = scope("TRANSACTION_GET", "Read transactions");
+pub const SANDBOX_POST: Scope = scope("SANDBOX_POST", "Simulate payers and disputes (sandbox only)");
 pub const FILE_POST: Scope = scope("FILE_POST", "Upload files");
 pub const SUBSCRIPTION_PAYMENT_BOOK_GET: Scope = scope(
     "SUBSCRIPTION_PAYMENT_BOOK_GET",

@@ -59,3 +59,19 @@ pub async fn claim(
         resource_id: row.try_get("resource_id")?,
     })
 }
+
+/// The resource a correlationID made, if any.
+pub async fn find<'e, E>(db: E, company_id: &str, resource: &str, correlation_id: &str) -> StoreResult<Option<String>>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let row = sqlx::query(
+        "SELECT resource_id FROM idempotency_keys WHERE company_id = $1 AND resource = $2 AND correlation_id = $3",
+    )
+    .bind(company_id)
+    .bind(resource)
+    .bind(correlation_id)
+    .fetch_optional(db)
+    .await?;
+    row.map(|r| Ok(r.try_get("resource_id")?)).transpose()
+}

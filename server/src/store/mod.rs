@@ -5,10 +5,13 @@
 
 pub mod accounts;
 pub mod applications;
+pub mod charges;
 pub mod companies;
+pub mod customers;
 pub mod dict_buckets;
 pub mod directory;
 pub mod idempotency;
+pub mod ledger;
 pub mod pix_keys;
 pub mod sessions;
 pub mod users;
@@ -41,6 +44,9 @@ pub enum StoreError {
     UnsupportedUrl(String),
     #[error(transparent)]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A balance update would take `available` or `blocked` below zero.
+    #[error("insufficient funds")]
+    InsufficientFunds,
     /// A stored value that no longer parses: a bug or a hand-edited database.
     #[error("corrupt stored value: {0}")]
     Corrupt(String),

@@ -1,0 +1,116 @@
+//! Withdrawals: a Pix out of an account to its selected withdraw key
+//! (CONTRACT.md "Withdraw key").
+
+use tracing::instrument;
+
+use super::accounts::{Account, AccountError, Accounts, visible_to};
+use super::applications::Caller;
+use super::clock::SharedClock;
+use super::ledger::{self, Kind, LedgerError, Movement};
+use super::withdraw_keys::withdraw_type_name;
+use crate::store::{self, Store, StoreError, ledger::TransactionRow};
+
+#[derive(Debug, thiserror::Error)]
+pub enum WithdrawError {
+    #[error("account not found")]
+    NotFound,
+    #[error("the account has no withdraw key selected")]
+    WithdrawKeyNotSet,
+    #[error("the value must be a positive number of centavos")]
+    InvalidValue,
+    #[error("the available balance is smaller than the value")]
+    InsufficientFunds,
+    #[error(transparent)]
+    Account(#[from] AccountError),
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+impl From<StoreError> for WithdrawError {
+    fn from(err: StoreError) -> Self {
+        match err {
+            StoreError::NotFound => WithdrawError::NotFound,
+            StoreError::InsufficientFunds => WithdrawError::InsufficientFunds,
+            other => WithdrawError::Store(other),
+        }
+    }
+}
+
+impl From<LedgerError> for WithdrawError {
+    fn from(err: LedgerError) -> Self {
+        match err {
+            LedgerError::InsufficientFunds => WithdrawError::InsufficientFunds,
+            LedgerError::Store(e) => e.into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Withdrawals {
+    store: Store,
+    clock: SharedClock,
+    accounts: Accounts,
+}
+
+impl Withdrawals {
+    pub fn new(store: Store, clock: SharedClock, accounts: Accounts) -> Self {
+        Self { store, clock, accounts }
+    }
+
+    /// Sends `value` (default: everything available) to the account's withdraw key.
+    /// The balance update refuses to go below zero, so concurrent withdrawals can never
+    /// overdraw, on any number of processes.
+    #[instrument(name = "service.withdrawals.withdraw", skip_all, fields(account_id = %account_id))]
+    pub async fn withdraw(
+        &self,
+        caller: &Caller,
+        account_id: &str,
+        value: Option<i64>,
+    ) -> Result<(Account, TransactionRow), WithdrawError> {
+        if value.is_some_and(|v| v <= 0) {
+            return Err(WithdrawError::InvalidValue);
+        }
+        let now = self.clock.now_millis();
+        let mut tx = self.store.begin().await?;
+        let account = store::accounts::get(&mut *tx, account_id).await?;
+        if !visible_to(caller, &account) {
+            return Err(WithdrawError::NotFound);
+        }
+        let key_id = account.withdraw_key_id.clone().ok_or(WithdrawError::WithdrawKeyNotSet)?;
+        let key = store::withdraw_keys::get(&mut *tx, &key_id).await?;
+        let value = match value {
+            Some(v) => v,
+            None => {
+                let (available, _) = store::accounts::balance(&mut *tx, &account.id).await?;
+                if available <= 0 {
+                    return Err(WithdrawError::InsufficientFunds);
+                }
+                available
+            }
+        };
+        let kind = super::pix_key::PixKeyType::parse(&key.kind).map(withdraw_type_name).unwrap_or("RANDOM");
+        let transaction = ledger::record(
+            &mut tx,
+            now,
+            Movement {
+                id: None,
+                kind: Kind::PixOut,
+                company_id: account.company_id.clone(),
+                account_id: account.id.clone(),
+                value,
+                charge_id: None,
+                description: Some("withdraw".into()),
+                counterparty: serde_json::json!({
+                    "pixKey": key.key, "type": kind, "name": key.holder_name, "ispb": key.ispb,
+                }),
+                original_id: None,
+                correlation_id: None,
+            },
+        )
+        .await?;
+        let view = self.accounts.view(&mut tx, account).await?;
+        tx.commit().await.map_err(StoreError::from)?;
+        tracing::info!(value, "withdrawal sent");
+        Ok((view, transaction))
+    }
+}
