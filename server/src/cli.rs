@@ -59,9 +59,19 @@ pub enum Command {
     Dict(DictCommand),
     /// Create (or reuse) a demo BaaS company and print how to use it.
     Demo(JsonFlag),
+    /// The double-entry ledger.
+    #[command(subcommand)]
+    Ledger(LedgerCommand),
     /// Benchmarks (figures for the README, not tests).
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LedgerCommand {
+    /// Check every invariant (each transaction sums to zero, balances equal their
+    /// postings, no negative balance); exits non-zero on any violation.
+    Verify(JsonFlag),
 }
 
 #[derive(Subcommand, Debug)]
@@ -337,6 +347,28 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     report.read, report.imported, report.unchanged
                 )
             });
+        }
+        Command::Ledger(LedgerCommand::Verify(out)) => {
+            let services = services(&settings).await?;
+            let violations = crate::service::ledger::verify(&services.store).await?;
+            print(
+                out.json,
+                json!({ "ok": violations.is_empty(), "violations": violations }),
+                || {
+                    if violations.is_empty() {
+                        "ledger OK: every transaction balances and every balance equals its postings".into()
+                    } else {
+                        format!(
+                            "{} violation(s):\n{}",
+                            violations.len(),
+                            violations.join("\n")
+                        )
+                    }
+                },
+            );
+            if !violations.is_empty() {
+                anyhow::bail!("the ledger has {} violation(s)", violations.len());
+            }
         }
         Command::Bench(BenchCommand::Campaign {
             clients,

@@ -36,10 +36,11 @@ pub struct Server {
     pub trust_forwarded_for: bool,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Sandbox {
-    pub enabled: bool,
+    /// Unset: on for the embedded SQLite setup, off for Postgres (production).
+    pub enabled: Option<bool>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -72,12 +73,6 @@ pub struct Console {
     pub site_root: PathBuf,
     /// Mark the session cookie `Secure` (on behind HTTPS; off for plain local HTTP).
     pub secure_cookies: bool,
-}
-
-impl Default for Sandbox {
-    fn default() -> Self {
-        Self { enabled: true }
-    }
 }
 
 impl Default for Webhooks {
@@ -153,6 +148,13 @@ impl Settings {
                 .try_parsing(true),
         );
         Ok(builder.build()?.try_deserialize()?)
+    }
+
+    /// Whether the sandbox routes exist (see [`Sandbox::enabled`]).
+    pub fn sandbox_enabled(&self) -> bool {
+        self.sandbox
+            .enabled
+            .unwrap_or_else(|| self.database.url.starts_with("sqlite:"))
     }
 
     /// The origin of links handed out to clients.

@@ -29,6 +29,11 @@ pub async fn start(settings: Settings) -> anyhow::Result<Running> {
     store.migrate().await?;
     let listener = TcpListener::bind(&settings.server.bind).await?;
     let addr = listener.local_addr()?;
+    let mut settings = settings;
+    if settings.server.public_url.is_none() {
+        // Links handed out must reach this server even when it picked its own port.
+        settings.server.public_url = Some(format!("http://{addr}"));
+    }
     let services = service::Services::new(store.clone());
     let (router, state) = http::app(services, settings)?;
     let sessions = store::sessions::SessionTable::new(store);
@@ -39,6 +44,16 @@ pub async fn start(settings: Settings) -> anyhow::Result<Running> {
             tick.tick().await;
             if let Err(err) = sessions.delete_expired().await {
                 tracing::warn!(%err, "could not delete expired console sessions");
+            }
+        }
+    });
+    let charges = state.services.charges.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
+        loop {
+            tick.tick().await;
+            if let Err(err) = charges.expire_due().await {
+                tracing::warn!(%err, "could not expire charges");
             }
         }
     });

@@ -16,7 +16,8 @@ use crate::service::{CorrelationId, Page, PageInfo};
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create, list))
-        .routes(routes!(get_one))
+        .routes(routes!(get_one, withdraw_node_client))
+        .routes(routes!(withdraw))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -166,4 +167,93 @@ async fn get_one(
             .await?
             .into(),
     ))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct WithdrawBody {
+    /// Centavos; default everything available.
+    value: Option<i64>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeClientWithdrawBody {
+    /// Must equal the path's account when present.
+    account_id: Option<String>,
+    value: Option<i64>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WithdrawTransactionDto {
+    end_to_end_id: String,
+    value: i64,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct WithdrawResponse {
+    account: AccountDto,
+    transaction: WithdrawTransactionDto,
+}
+
+async fn do_withdraw(
+    state: &AppState,
+    caller: &Caller,
+    account_id: &str,
+    value: Option<i64>,
+) -> ApiResult<ApiJson<WithdrawResponse>> {
+    let (account, transaction) = state
+        .services
+        .withdrawals
+        .withdraw(caller, account_id, value)
+        .await?;
+    Ok(ApiJson(WithdrawResponse {
+        account: account.into(),
+        transaction: WithdrawTransactionDto {
+            end_to_end_id: transaction.end_to_end_id,
+            value: transaction.value,
+        },
+    }))
+}
+
+/// Sends `value` (default: everything available) to the account's selected withdraw key.
+#[utoipa::path(
+    post, path = "/api/v1/account/{accountId}/withdraw", tag = "account",
+    params(("accountId" = String, Path)), request_body(content = Option<WithdrawBody>),
+    security(("AppID" = ["ACCOUNT_WITHDRAW_POST"])),
+    responses(
+        (status = 200, body = WithdrawResponse),
+        (status = 400, description = "WITHDRAW_KEY_NOT_SET, WITHDRAW_VALUE_INVALID, INSUFFICIENT_FUNDS"),
+        (status = 401), (status = 403), (status = 404),
+    )
+)]
+async fn withdraw(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(account_id): Path<String>,
+    OptionalJson(body): OptionalJson<WithdrawBody>,
+) -> ApiResult<ApiJson<WithdrawResponse>> {
+    do_withdraw(&state, &caller, &account_id, body.and_then(|b| b.value)).await
+}
+
+/// The withdraw as the official Node client sends it: `{accountId, value}`.
+#[utoipa::path(
+    post, path = "/api/v1/account/{accountId}", tag = "account",
+    params(("accountId" = String, Path)), request_body = NodeClientWithdrawBody,
+    security(("AppID" = ["ACCOUNT_WITHDRAW_POST"])),
+    responses((status = 200, body = WithdrawResponse), (status = 400), (status = 401), (status = 403), (status = 404))
+)]
+async fn withdraw_node_client(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(account_id): Path<String>,
+    ApiJson(body): ApiJson<NodeClientWithdrawBody>,
+) -> ApiResult<ApiJson<WithdrawResponse>> {
+    if body.account_id.as_deref().is_some_and(|a| a != account_id) {
+        return Err(ApiError::validation(vec![crate::service::FieldError::new(
+            "accountId",
+            crate::service::Problem::Invalid,
+        )]));
+    }
+    do_withdraw(&state, &caller, &account_id, body.value).await
 }

@@ -5,11 +5,18 @@ pub mod accounts;
 pub mod applications;
 pub mod auth;
 pub mod changelog;
+pub mod charges;
 pub mod console;
+pub mod customers;
 pub mod error;
 pub mod json;
 pub mod ops;
 pub mod pix_keys;
+pub mod public;
+pub mod qr_codes;
+pub mod refunds;
+pub mod sandbox;
+pub mod statement;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,6 +71,12 @@ impl FromRef<AppState> for LeptosOptions {
         (name = "account", description = "Bank accounts, one per campaign"),
         (name = "application", description = "Applications (AppIDs) and scopes"),
         (name = "pix-keys", description = "Pix keys, directory lookups and the withdraw key"),
+        (name = "customer", description = "Customers (payers)"),
+        (name = "charge", description = "Charges with a BR Code, and their refunds"),
+        (name = "qrcode", description = "Static QR codes"),
+        (name = "refund", description = "Refunds of received Pix"),
+        (name = "statement", description = "Statement and transactions"),
+        (name = "sandbox", description = "Simulated payers and disputes (sandbox only)"),
         (name = "meta", description = "Change log and this document"),
     )
 )]
@@ -85,20 +98,29 @@ impl utoipa::Modify for SecuritySchemes {
     }
 }
 
-/// The `/api/v1` routes and the OpenAPI document generated from them.
-pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
+/// The `/api/v1` routes and the OpenAPI document generated from them. The sandbox's
+/// routes exist only when it is enabled.
+pub fn api(sandbox: bool) -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    let mut router = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(accounts::routes())
         .merge(applications::routes())
         .merge(pix_keys::routes())
+        .merge(customers::routes())
+        .merge(charges::routes())
+        .merge(qr_codes::routes())
+        .merge(refunds::routes())
+        .merge(statement::routes())
         .merge(changelog::routes())
-        .merge(ops::api_routes())
-        .split_for_parts()
+        .merge(ops::api_routes());
+    if sandbox {
+        router = router.merge(sandbox::routes());
+    }
+    router.split_for_parts()
 }
 
 /// Builds the whole application: state and router.
 pub fn app(services: Services, settings: Settings) -> anyhow::Result<(Router, AppState)> {
-    let (api_router, openapi) = api();
+    let (api_router, openapi) = api(settings.sandbox_enabled());
     let openapi_value = serde_json::to_value(&openapi)?;
     let policies = auth::Policies::from_openapi(&openapi_value)?;
     let leptos = console::leptos_options(&settings);
@@ -123,6 +145,7 @@ pub fn app(services: Services, settings: Settings) -> anyhow::Result<(Router, Ap
     let router = Router::new()
         .merge(api_router)
         .merge(ops::plain_routes())
+        .merge(public::routes())
         .merge(console::routes(&state))
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state.clone())
@@ -179,6 +202,26 @@ async fn route_not_found() -> ApiError {
 
 async fn method_not_allowed() -> ApiError {
     ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED")
+}
+
+/// `?start=&end=` (RFC 3339) as a millisecond range `[start, end)`; all time by default.
+pub fn date_range(start: Option<&str>, end: Option<&str>) -> Result<(i64, i64), ApiError> {
+    let parse = |field: &str, value: Option<&str>, default: i64| -> Result<i64, ApiError> {
+        match value.map(str::trim).filter(|v| !v.is_empty()) {
+            None => Ok(default),
+            Some(v) => {
+                time::OffsetDateTime::parse(v, &time::format_description::well_known::Rfc3339)
+                    .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
+                    .map_err(|_| {
+                        ApiError::validation(vec![crate::service::FieldError::new(
+                            field,
+                            crate::service::Problem::Invalid,
+                        )])
+                    })
+            }
+        }
+    };
+    Ok((parse("start", start, 0)?, parse("end", end, i64::MAX)?))
 }
 
 /// RFC 3339 UTC text of a stored millisecond timestamp.

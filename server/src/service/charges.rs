@@ -11,7 +11,9 @@ use super::clock::SharedClock;
 use super::customers::{CustomerInput, Customers};
 use super::ledger::{self, Kind, LedgerError, Movement};
 use super::{CorrelationId, FieldError, Page, PageInfo, Problem, Validation, idempotency};
-use crate::store::{self, Store, StoreError, charges::ChargeRow, idempotency::Claim, ledger::TransactionRow};
+use crate::store::{
+    self, Store, StoreError, charges::ChargeRow, idempotency::Claim, ledger::TransactionRow,
+};
 
 /// Seconds a charge lives unless told otherwise, and the least it may live.
 pub const DEFAULT_EXPIRES_IN: i64 = 86_400;
@@ -126,15 +128,22 @@ pub fn global_id(id: &str) -> String {
 
 fn id_from_global(global: &str) -> Option<String> {
     use base64::Engine;
-    let decoded = base64::engine::general_purpose::STANDARD.decode(global).ok()?;
-    String::from_utf8(decoded).ok()?.strip_prefix("Charge:").map(str::to_owned)
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(global)
+        .ok()?;
+    String::from_utf8(decoded)
+        .ok()?
+        .strip_prefix("Charge:")
+        .map(str::to_owned)
 }
 
 /// A txid of 32 characters `[a-zA-Z0-9]` (Pix API: 26 to 35), unique per receiver.
 fn new_txid() -> String {
     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
     let mut rng = rand::thread_rng();
-    (0..32).map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char).collect()
+    (0..32)
+        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
+        .collect()
 }
 
 #[derive(Clone, Debug)]
@@ -146,10 +155,18 @@ pub struct Charges {
 
 impl Charges {
     pub fn new(store: Store, clock: SharedClock, customers: Customers) -> Self {
-        Self { store, clock, customers }
+        Self {
+            store,
+            clock,
+            customers,
+        }
     }
 
-    async fn load(&self, conn: &mut sqlx::AnyConnection, row: ChargeRow) -> Result<Charge, ChargeError> {
+    async fn load(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        row: ChargeRow,
+    ) -> Result<Charge, ChargeError> {
         let customer = match &row.customer_id {
             Some(id) => Some(
                 self.customers
@@ -161,21 +178,31 @@ impl Charges {
         };
         let additional_info = serde_json::from_str(&row.additional_info)
             .map_err(|_| StoreError::Corrupt(format!("additional info of charge {}", row.id)))?;
-        Ok(Charge { row, customer, additional_info })
+        Ok(Charge {
+            row,
+            customer,
+            additional_info,
+        })
     }
 
     /// Creates a charge for the caller's account. With the same correlationID and body
     /// it answers the charge it made before (`Ok((charge, false))`), also under
     /// concurrent repeats; with another body `CorrelationIdConflict`.
     #[instrument(name = "service.charges.create", skip_all, fields(account_id = %caller.account_id))]
-    pub async fn create(&self, caller: &Caller, new: NewCharge) -> Result<(Charge, bool), ChargeError> {
+    pub async fn create(
+        &self,
+        caller: &Caller,
+        new: NewCharge,
+    ) -> Result<(Charge, bool), ChargeError> {
         let mut v = Validation::default();
         let correlation_id = match new.correlation_id.as_deref() {
             None => {
                 v.add("correlationID", Problem::Required);
                 None
             }
-            Some(c) => CorrelationId::parse("correlationID", c).map_err(|e| v.add(e.field, e.problem)).ok(),
+            Some(c) => CorrelationId::parse("correlationID", c)
+                .map_err(|e| v.add(e.field, e.problem))
+                .ok(),
         };
         match new.value {
             None => v.add("value", Problem::Required),
@@ -186,7 +213,12 @@ impl Charges {
         if !(MIN_EXPIRES_IN..=MAX_EXPIRES_IN).contains(&expires_in) {
             v.add("expiresIn", Problem::Invalid);
         }
-        let comment = new.comment.as_deref().map(str::trim).filter(|c| !c.is_empty()).map(str::to_owned);
+        let comment = new
+            .comment
+            .as_deref()
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned);
         if comment.as_ref().is_some_and(|c| c.chars().count() > 140) {
             v.add("comment", Problem::TooLong { max: 140 });
         }
@@ -194,12 +226,18 @@ impl Charges {
             v.add("additionalInfo", Problem::Invalid);
         }
         for (i, info) in new.additional_info.iter().enumerate() {
-            if info.key.trim().is_empty() || info.key.chars().count() > 50 || info.value.chars().count() > 200 {
+            if info.key.trim().is_empty()
+                || info.key.chars().count() > 50
+                || info.value.chars().count() > 200
+            {
                 v.add(format!("additionalInfo[{i}]"), Problem::Invalid);
             }
         }
         let customer_row = match &new.customer {
-            Some(input) => match self.customers.prepare(&caller.company_id, "customer.", input) {
+            Some(input) => match self
+                .customers
+                .prepare(&caller.company_id, "customer.", input)
+            {
                 Ok(row) => Some(row),
                 Err(errors) => {
                     for e in errors {
@@ -224,29 +262,54 @@ impl Charges {
         let now = self.clock.now_millis();
         let id = store::new_id("chg");
         let mut tx = self.store.begin().await?;
-        let claim =
-            store::idempotency::claim(&mut tx, &caller.company_id, "charge", correlation_id.as_str(), &request_hash, &id, now)
-                .await?;
-        if let Claim::Existing { request_hash: existing, resource_id } = claim {
+        let claim = store::idempotency::claim(
+            &mut tx,
+            &caller.company_id,
+            "charge",
+            correlation_id.as_str(),
+            &request_hash,
+            &id,
+            now,
+        )
+        .await?;
+        if let Claim::Existing {
+            request_hash: existing,
+            resource_id,
+        } = claim
+        {
             drop(tx);
             if existing != request_hash {
                 return Err(ChargeError::CorrelationIdConflict);
             }
-            let mut conn = self.store.pool().acquire().await.map_err(StoreError::from)?;
-            let row = store::charges::find(&mut *conn, Some(&caller.company_id), &resource_id).await?.ok_or(ChargeError::NotFound)?;
+            let mut conn = self
+                .store
+                .pool()
+                .acquire()
+                .await
+                .map_err(StoreError::from)?;
+            let row = store::charges::find(&mut *conn, Some(&caller.company_id), &resource_id)
+                .await?
+                .ok_or(ChargeError::NotFound)?;
             return Ok((self.load(&mut conn, row).await?, false));
         }
         let keys = store::pix_keys::list_for_account(&mut *tx, &caller.account_id).await?;
-        let key = keys.into_iter().find(|k| k.is_default).ok_or(ChargeError::AccountWithoutPixKey)?;
+        let key = keys
+            .into_iter()
+            .find(|k| k.is_default)
+            .ok_or(ChargeError::AccountWithoutPixKey)?;
         let company = store::companies::get(&mut *tx, &caller.company_id).await?;
         let customer_id = match customer_row {
-            Some(row) => match store::customers::find(&mut *tx, &caller.company_id, &row.correlation_id).await? {
-                Some(existing) => Some(existing.id),
-                None => {
-                    store::customers::insert(&mut tx, &row).await?;
-                    Some(row.id)
+            Some(row) => {
+                match store::customers::find(&mut *tx, &caller.company_id, &row.correlation_id)
+                    .await?
+                {
+                    Some(existing) => Some(existing.id),
+                    None => {
+                        store::customers::insert(&mut tx, &row).await?;
+                        Some(row.id)
+                    }
                 }
-            },
+            }
             None => None,
         };
         let transaction_id = new_txid();
@@ -289,14 +352,26 @@ impl Charges {
 
     /// A charge of the caller's account by id, correlationID, transactionID or globalID.
     pub async fn get(&self, caller: &Caller, any_id: &str) -> Result<Charge, ChargeError> {
-        let mut conn = self.store.pool().acquire().await.map_err(StoreError::from)?;
+        let mut conn = self
+            .store
+            .pool()
+            .acquire()
+            .await
+            .map_err(StoreError::from)?;
         let row = self.find_row(&mut conn, caller, any_id).await?;
         self.load(&mut conn, row).await
     }
 
-    async fn find_row(&self, conn: &mut sqlx::AnyConnection, caller: &Caller, any_id: &str) -> Result<ChargeRow, ChargeError> {
+    async fn find_row(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        caller: &Caller,
+        any_id: &str,
+    ) -> Result<ChargeRow, ChargeError> {
         let id = id_from_global(any_id).unwrap_or_else(|| any_id.to_owned());
-        let row = store::charges::find(&mut *conn, Some(&caller.company_id), &id).await?.ok_or(ChargeError::NotFound)?;
+        let row = store::charges::find(&mut *conn, Some(&caller.company_id), &id)
+            .await?
+            .ok_or(ChargeError::NotFound)?;
         // Another account's charge of the same company is not the caller's to see.
         if row.account_id != caller.account_id && !caller.is_master() {
             return Err(ChargeError::NotFound);
@@ -306,7 +381,9 @@ impl Charges {
 
     /// A charge by its transactionID for the public payment page and QR image.
     pub async fn public(&self, transaction_id: &str) -> Result<ChargeRow, ChargeError> {
-        let row = store::charges::find(self.store.pool(), None, transaction_id).await?.ok_or(ChargeError::NotFound)?;
+        let row = store::charges::find(self.store.pool(), None, transaction_id)
+            .await?
+            .ok_or(ChargeError::NotFound)?;
         if row.transaction_id != transaction_id {
             return Err(ChargeError::NotFound);
         }
@@ -321,9 +398,25 @@ impl Charges {
         end: i64,
         page: Page,
     ) -> Result<(Vec<Charge>, PageInfo), ChargeError> {
-        let filter = store::charges::ChargeFilter { status: status.map(|s| s.as_str().to_owned()), start, end };
-        let (rows, total) = store::charges::list(self.store.pool(), &caller.account_id, &filter, page.skip, page.limit).await?;
-        let mut conn = self.store.pool().acquire().await.map_err(StoreError::from)?;
+        let filter = store::charges::ChargeFilter {
+            status: status.map(|s| s.as_str().to_owned()),
+            start,
+            end,
+        };
+        let (rows, total) = store::charges::list(
+            self.store.pool(),
+            &caller.account_id,
+            &filter,
+            page.skip,
+            page.limit,
+        )
+        .await?;
+        let mut conn = self
+            .store
+            .pool()
+            .acquire()
+            .await
+            .map_err(StoreError::from)?;
         let mut charges = Vec::with_capacity(rows.len());
         for row in rows {
             charges.push(self.load(&mut conn, row).await?);
@@ -348,14 +441,21 @@ impl Charges {
     /// Pays an ACTIVE, unexpired charge (the sandbox's payer): the Pix in and the
     /// charge's completion commit together.
     #[instrument(name = "service.charges.pay", skip_all)]
-    pub async fn pay(&self, caller: &Caller, any_id: &str, payer: serde_json::Value) -> Result<(Charge, TransactionRow), ChargeError> {
+    pub async fn pay(
+        &self,
+        caller: &Caller,
+        any_id: &str,
+        payer: serde_json::Value,
+    ) -> Result<(Charge, TransactionRow), ChargeError> {
         let now = self.clock.now_millis();
         let mut tx = self.store.begin().await?;
         let found = self.find_row(&mut tx, caller, any_id).await?;
         let row = store::charges::lock(&mut tx, self.store.backend(), &found.id).await?;
         match Status::parse(&row.status) {
             Some(Status::Active) if row.expires_at > now => {}
-            Some(Status::Active) | Some(Status::Expired) => return Err(ChargeError::NotActive("EXPIRED")),
+            Some(Status::Active) | Some(Status::Expired) => {
+                return Err(ChargeError::NotActive("EXPIRED"));
+            }
             _ => return Err(ChargeError::NotActive("COMPLETED")),
         }
         let payment = ledger::record(

@@ -71,7 +71,12 @@ pub struct Customer {
 
 fn customer(row: CustomerRow) -> Result<Customer, StoreError> {
     Ok(Customer {
-        tax_id: row.tax_id.as_deref().map(TaxId::parse).transpose().map_err(|_| StoreError::Corrupt("customer tax id".into()))?,
+        tax_id: row
+            .tax_id
+            .as_deref()
+            .map(TaxId::parse)
+            .transpose()
+            .map_err(|_| StoreError::Corrupt("customer tax id".into()))?,
         address: row
             .address
             .as_deref()
@@ -89,22 +94,44 @@ fn customer(row: CustomerRow) -> Result<Customer, StoreError> {
 }
 
 /// Validates the optional fields shared by create and patch, prefixing field names.
-fn optional_fields(v: &mut Validation, prefix: &str, input: &CustomerInput) -> (Option<String>, Option<String>, Option<String>) {
-    let email = input.email.as_deref().map(str::trim).filter(|e| !e.is_empty()).map(|e| users::parse_email(v, &format!("{prefix}email"), e));
-    let phone = input.phone.as_deref().map(str::trim).filter(|p| !p.is_empty()).map(|p| {
-        let digits: String = p.chars().filter(|c| c.is_ascii_digit() || *c == '+').collect();
-        if digits.trim_start_matches('+').len() < 10 || digits.len() > 16 {
-            v.add(format!("{prefix}phone"), Problem::Invalid);
-        }
-        digits
-    });
-    let tax_id = input.tax_id.as_deref().map(str::trim).filter(|t| !t.is_empty()).and_then(|t| match TaxId::parse(t) {
-        Ok(t) => Some(t.as_str().to_owned()),
-        Err(_) => {
-            v.add(format!("{prefix}taxID"), Problem::Invalid);
-            None
-        }
-    });
+fn optional_fields(
+    v: &mut Validation,
+    prefix: &str,
+    input: &CustomerInput,
+) -> (Option<String>, Option<String>, Option<String>) {
+    let email = input
+        .email
+        .as_deref()
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .map(|e| users::parse_email(v, &format!("{prefix}email"), e));
+    let phone = input
+        .phone
+        .as_deref()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let digits: String = p
+                .chars()
+                .filter(|c| c.is_ascii_digit() || *c == '+')
+                .collect();
+            if digits.trim_start_matches('+').len() < 10 || digits.len() > 16 {
+                v.add(format!("{prefix}phone"), Problem::Invalid);
+            }
+            digits
+        });
+    let tax_id = input
+        .tax_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .and_then(|t| match TaxId::parse(t) {
+            Ok(t) => Some(t.as_str().to_owned()),
+            Err(_) => {
+                v.add(format!("{prefix}taxID"), Problem::Invalid);
+                None
+            }
+        });
     (email, phone, tax_id)
 }
 
@@ -120,7 +147,12 @@ impl Customers {
     }
 
     /// Checks a customer input and makes the row to insert (without saving it).
-    pub fn prepare(&self, company_id: &str, prefix: &str, input: &CustomerInput) -> Result<CustomerRow, Vec<FieldError>> {
+    pub fn prepare(
+        &self,
+        company_id: &str,
+        prefix: &str,
+        input: &CustomerInput,
+    ) -> Result<CustomerRow, Vec<FieldError>> {
         let mut v = Validation::default();
         let name = v.text(&format!("{prefix}name"), input.name.as_deref(), 120);
         let (email, phone, tax_id) = optional_fields(&mut v, prefix, input);
@@ -144,15 +176,24 @@ impl Customers {
             email,
             phone,
             tax_id,
-            address: input.address.as_ref().map(|a| serde_json::to_string(a).expect("address serialises")),
+            address: input
+                .address
+                .as_ref()
+                .map(|a| serde_json::to_string(a).expect("address serialises")),
             created_at: now,
             updated_at: now,
         })
     }
 
     #[instrument(name = "service.customers.create", skip_all, fields(company_id = %caller.company_id))]
-    pub async fn create(&self, caller: &Caller, input: CustomerInput) -> Result<Customer, CustomerError> {
-        let row = self.prepare(&caller.company_id, "", &input).map_err(CustomerError::Validation)?;
+    pub async fn create(
+        &self,
+        caller: &Caller,
+        input: CustomerInput,
+    ) -> Result<Customer, CustomerError> {
+        let row = self
+            .prepare(&caller.company_id, "", &input)
+            .map_err(CustomerError::Validation)?;
         let mut tx = self.store.begin().await?;
         store::customers::insert(&mut tx, &row).await?;
         tx.commit().await.map_err(StoreError::from)?;
@@ -160,33 +201,62 @@ impl Customers {
     }
 
     /// A customer of the company, read on the caller's connection.
-    pub async fn get_in(&self, conn: &mut sqlx::AnyConnection, company_id: &str, id: &str) -> Result<Customer, CustomerError> {
-        let row = store::customers::find(&mut *conn, company_id, id).await?.ok_or(CustomerError::NotFound)?;
+    pub async fn get_in(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        company_id: &str,
+        id: &str,
+    ) -> Result<Customer, CustomerError> {
+        let row = store::customers::find(&mut *conn, company_id, id)
+            .await?
+            .ok_or(CustomerError::NotFound)?;
         Ok(customer(row)?)
     }
 
     pub async fn get(&self, caller: &Caller, id: &str) -> Result<Customer, CustomerError> {
-        let row = store::customers::find(self.store.pool(), &caller.company_id, id).await?.ok_or(CustomerError::NotFound)?;
+        let row = store::customers::find(self.store.pool(), &caller.company_id, id)
+            .await?
+            .ok_or(CustomerError::NotFound)?;
         Ok(customer(row)?)
     }
 
-    pub async fn list(&self, caller: &Caller, page: Page) -> Result<(Vec<Customer>, PageInfo), CustomerError> {
-        let rows = store::customers::list(self.store.pool(), &caller.company_id, page.skip, page.limit).await?;
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        page: Page,
+    ) -> Result<(Vec<Customer>, PageInfo), CustomerError> {
+        let rows =
+            store::customers::list(self.store.pool(), &caller.company_id, page.skip, page.limit)
+                .await?;
         let total = store::customers::count(self.store.pool(), &caller.company_id).await?;
-        Ok((rows.into_iter().map(customer).collect::<Result<_, _>>()?, page.info(total)))
+        Ok((
+            rows.into_iter().map(customer).collect::<Result<_, _>>()?,
+            page.info(total),
+        ))
     }
 
     /// Changes the fields that are present; the correlationID never changes.
     #[instrument(name = "service.customers.update", skip_all, fields(company_id = %caller.company_id))]
-    pub async fn update(&self, caller: &Caller, id: &str, input: CustomerInput) -> Result<Customer, CustomerError> {
+    pub async fn update(
+        &self,
+        caller: &Caller,
+        id: &str,
+        input: CustomerInput,
+    ) -> Result<Customer, CustomerError> {
         let mut v = Validation::default();
-        if input.name.as_deref().is_some_and(|n| n.trim().is_empty() || n.trim().chars().count() > 120) {
+        if input
+            .name
+            .as_deref()
+            .is_some_and(|n| n.trim().is_empty() || n.trim().chars().count() > 120)
+        {
             v.add("name", Problem::Invalid);
         }
         let (email, phone, tax_id) = optional_fields(&mut v, "", &input);
         v.finish().map_err(CustomerError::Validation)?;
         let mut tx = self.store.begin().await?;
-        let mut row = store::customers::find(&mut *tx, &caller.company_id, id).await?.ok_or(CustomerError::NotFound)?;
+        let mut row = store::customers::find(&mut *tx, &caller.company_id, id)
+            .await?
+            .ok_or(CustomerError::NotFound)?;
         if let Some(name) = input.name {
             row.name = name.trim().to_owned();
         }

@@ -35,9 +35,16 @@ impl Kind {
     }
 
     pub fn parse(s: &str) -> Option<Kind> {
-        [Kind::PixIn, Kind::PixOut, Kind::Refund, Kind::DisputeBlock, Kind::DisputeRelease, Kind::DisputeDebit]
-            .into_iter()
-            .find(|k| k.as_str() == s)
+        [
+            Kind::PixIn,
+            Kind::PixOut,
+            Kind::Refund,
+            Kind::DisputeBlock,
+            Kind::DisputeRelease,
+            Kind::DisputeDebit,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
     }
 
     /// `(available, blocked)` change of the account for a movement of `value`.
@@ -93,13 +100,20 @@ impl From<StoreError> for LedgerError {
 
 /// Records `movement` in `tx`: the transaction, postings that sum to zero, and the
 /// balance change, which refuses to take the account below zero.
-pub async fn record(tx: &mut Tx, now: i64, movement: Movement) -> Result<TransactionRow, LedgerError> {
+pub async fn record(
+    tx: &mut Tx,
+    now: i64,
+    movement: Movement,
+) -> Result<TransactionRow, LedgerError> {
     debug_assert!(movement.value > 0);
     let (available_delta, blocked_delta) = movement.kind.deltas(movement.value);
     let world_delta = -(available_delta + blocked_delta);
     let mut postings = Vec::with_capacity(3);
     if available_delta != 0 {
-        postings.push((store::ledger::available(&movement.account_id), available_delta));
+        postings.push((
+            store::ledger::available(&movement.account_id),
+            available_delta,
+        ));
     }
     if blocked_delta != 0 {
         postings.push((store::ledger::blocked(&movement.account_id), blocked_delta));
@@ -125,13 +139,25 @@ pub async fn record(tx: &mut Tx, now: i64, movement: Movement) -> Result<Transac
     Ok(row)
 }
 
+/// Every violated ledger invariant, in words; empty when the books are right.
+pub async fn verify(store: &store::Store) -> Result<Vec<String>, StoreError> {
+    store::ledger::violations(store.pool()).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn every_kind_balances_to_zero_with_the_world() {
-        for kind in [Kind::PixIn, Kind::PixOut, Kind::Refund, Kind::DisputeBlock, Kind::DisputeRelease, Kind::DisputeDebit] {
+        for kind in [
+            Kind::PixIn,
+            Kind::PixOut,
+            Kind::Refund,
+            Kind::DisputeBlock,
+            Kind::DisputeRelease,
+            Kind::DisputeDebit,
+        ] {
             let (a, b) = kind.deltas(100);
             let world = -(a + b);
             assert_eq!(a + b + world, 0);

@@ -118,7 +118,11 @@ impl Services {
         Self {
             charges: charges::Charges::new(store.clone(), clock.clone(), customers.clone()),
             qr_codes: qr_codes::QrCodes::new(store.clone(), clock.clone()),
-            withdrawals: withdrawals::Withdrawals::new(store.clone(), clock.clone(), accounts.clone()),
+            withdrawals: withdrawals::Withdrawals::new(
+                store.clone(),
+                clock.clone(),
+                accounts.clone(),
+            ),
             refunds: refunds::Refunds::new(store.clone(), clock.clone()),
             statement: statement::Statement::new(store.clone()),
             sandbox: sandbox::Sandbox::new(store.clone(), clock.clone()),

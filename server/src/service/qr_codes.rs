@@ -48,7 +48,9 @@ pub struct QrCodes {
 fn new_identifier() -> String {
     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
     let mut rng = rand::thread_rng();
-    (0..25).map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char).collect()
+    (0..25)
+        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
+        .collect()
 }
 
 impl QrCodes {
@@ -57,7 +59,11 @@ impl QrCodes {
     }
 
     #[instrument(name = "service.qr_codes.create", skip_all, fields(account_id = %caller.account_id))]
-    pub async fn create(&self, caller: &Caller, new: NewQrCode) -> Result<(StaticQrRow, bool), QrCodeError> {
+    pub async fn create(
+        &self,
+        caller: &Caller,
+        new: NewQrCode,
+    ) -> Result<(StaticQrRow, bool), QrCodeError> {
         let mut v = Validation::default();
         let name = v.text("name", new.name.as_deref(), 100);
         let correlation_id = match new.correlation_id.as_deref() {
@@ -65,17 +71,31 @@ impl QrCodes {
                 v.add("correlationID", Problem::Required);
                 None
             }
-            Some(c) => CorrelationId::parse("correlationID", c).map_err(|e| v.add(e.field, e.problem)).ok(),
+            Some(c) => CorrelationId::parse("correlationID", c)
+                .map_err(|e| v.add(e.field, e.problem))
+                .ok(),
         };
         if new.value.is_some_and(|x| x <= 0) {
             v.add("value", Problem::Invalid);
         }
-        let comment = new.comment.as_deref().map(str::trim).filter(|c| !c.is_empty()).map(str::to_owned);
+        let comment = new
+            .comment
+            .as_deref()
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned);
         if comment.as_ref().is_some_and(|c| c.chars().count() > 60) {
             v.add("comment", Problem::TooLong { max: 60 });
         }
-        let wanted_key = match new.pix_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
-            Some(k) => PixKey::detect(k).map_err(|_| v.add("pixKey", Problem::Invalid)).ok(),
+        let wanted_key = match new
+            .pix_key
+            .as_deref()
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+        {
+            Some(k) => PixKey::detect(k)
+                .map_err(|_| v.add("pixKey", Problem::Invalid))
+                .ok(),
             None => None,
         };
         v.finish().map_err(QrCodeError::Validation)?;
@@ -86,20 +106,40 @@ impl QrCodes {
         let now = self.clock.now_millis();
         let id = store::new_id("qrs");
         let mut tx = self.store.begin().await?;
-        let claim = store::idempotency::claim(&mut tx, &caller.company_id, "qrcode-static", correlation_id.as_str(), &hash, &id, now)
-            .await?;
-        if let Claim::Existing { request_hash, resource_id } = claim {
+        let claim = store::idempotency::claim(
+            &mut tx,
+            &caller.company_id,
+            "qrcode-static",
+            correlation_id.as_str(),
+            &hash,
+            &id,
+            now,
+        )
+        .await?;
+        if let Claim::Existing {
+            request_hash,
+            resource_id,
+        } = claim
+        {
             drop(tx);
             if request_hash != hash {
                 return Err(QrCodeError::CorrelationIdConflict);
             }
-            let row = store::charges::find_static(self.store.pool(), &caller.company_id, &resource_id).await?;
+            let row =
+                store::charges::find_static(self.store.pool(), &caller.company_id, &resource_id)
+                    .await?;
             return Ok((row.ok_or(QrCodeError::NotFound)?, false));
         }
         let keys = store::pix_keys::list_for_account(&mut *tx, &caller.account_id).await?;
         let key = match &wanted_key {
-            Some(k) => keys.into_iter().find(|own| own.key == k.as_str()).ok_or(QrCodeError::PixKeyNotFound)?,
-            None => keys.into_iter().find(|own| own.is_default).ok_or(QrCodeError::AccountWithoutPixKey)?,
+            Some(k) => keys
+                .into_iter()
+                .find(|own| own.key == k.as_str())
+                .ok_or(QrCodeError::PixKeyNotFound)?,
+            None => keys
+                .into_iter()
+                .find(|own| own.is_default)
+                .ok_or(QrCodeError::AccountWithoutPixKey)?,
         };
         let company = store::companies::get(&mut *tx, &caller.company_id).await?;
         let identifier = new_identifier();
@@ -138,8 +178,25 @@ impl QrCodes {
             .ok_or(QrCodeError::NotFound)
     }
 
-    pub async fn list(&self, caller: &Caller, page: Page) -> Result<(Vec<StaticQrRow>, PageInfo), QrCodeError> {
-        let (rows, total) = store::charges::list_static(self.store.pool(), &caller.account_id, page.skip, page.limit).await?;
+    /// A static QR code by its public identifier (its image needs no AppID).
+    pub async fn public(&self, identifier: &str) -> Result<StaticQrRow, QrCodeError> {
+        store::charges::find_static_by_identifier(self.store.pool(), identifier)
+            .await?
+            .ok_or(QrCodeError::NotFound)
+    }
+
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        page: Page,
+    ) -> Result<(Vec<StaticQrRow>, PageInfo), QrCodeError> {
+        let (rows, total) = store::charges::list_static(
+            self.store.pool(),
+            &caller.account_id,
+            page.skip,
+            page.limit,
+        )
+        .await?;
         Ok((rows, page.info(total)))
     }
 }

@@ -88,18 +88,25 @@ impl Refunds {
                 v.add("correlationID", Problem::Required);
                 None
             }
-            Some(c) => CorrelationId::parse("correlationID", c).map_err(|e| v.add(e.field, e.problem)).ok(),
+            Some(c) => CorrelationId::parse("correlationID", c)
+                .map_err(|e| v.add(e.field, e.problem))
+                .ok(),
         };
         if value.is_some_and(|v| v <= 0) {
             v.add("value", Problem::Invalid);
         }
-        let comment = comment.map(str::trim).filter(|c| !c.is_empty()).map(str::to_owned);
+        let comment = comment
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned);
         if comment.as_ref().is_some_and(|c| c.chars().count() > 140) {
             v.add("comment", Problem::TooLong { max: 140 });
         }
         v.finish().map_err(RefundError::Validation)?;
         let correlation_id = correlation_id.expect("validated above");
-        let hash = idempotency::request_hash(&serde_json::json!({"original": original, "value": value, "comment": comment}));
+        let hash = idempotency::request_hash(
+            &serde_json::json!({"original": original, "value": value, "comment": comment}),
+        );
 
         let now = self.clock.now_millis();
         let mut tx = self.store.begin().await?;
@@ -111,9 +118,21 @@ impl Refunds {
             return Err(RefundError::NotRefundable);
         }
         let claim_id = store::new_id("txn");
-        let claim = store::idempotency::claim(&mut tx, &caller.company_id, "refund", correlation_id.as_str(), &hash, &claim_id, now)
-            .await?;
-        if let Claim::Existing { request_hash, resource_id } = claim {
+        let claim = store::idempotency::claim(
+            &mut tx,
+            &caller.company_id,
+            "refund",
+            correlation_id.as_str(),
+            &hash,
+            &claim_id,
+            now,
+        )
+        .await?;
+        if let Claim::Existing {
+            request_hash,
+            resource_id,
+        } = claim
+        {
             drop(tx);
             if request_hash != hash {
                 return Err(RefundError::CorrelationIdConflict);
@@ -147,17 +166,31 @@ impl Refunds {
         .await?;
         tx.commit().await.map_err(StoreError::from)?;
         tracing::info!(value, "refund sent");
-        Ok((Refund { transaction: refund, original: pix_in }, true))
+        Ok((
+            Refund {
+                transaction: refund,
+                original: pix_in,
+            },
+            true,
+        ))
     }
 
     async fn get_by_id(&self, id: &str) -> Result<Refund, RefundError> {
-        let transaction = store::ledger::get(self.store.pool(), id).await.map_err(|e| match e {
-            StoreError::NotFound => RefundError::NotFound,
-            other => other.into(),
-        })?;
-        let original_id = transaction.original_id.clone().ok_or(RefundError::NotFound)?;
+        let transaction = store::ledger::get(self.store.pool(), id)
+            .await
+            .map_err(|e| match e {
+                StoreError::NotFound => RefundError::NotFound,
+                other => other.into(),
+            })?;
+        let original_id = transaction
+            .original_id
+            .clone()
+            .ok_or(RefundError::NotFound)?;
         let original = store::ledger::get(self.store.pool(), &original_id).await?;
-        Ok(Refund { transaction, original })
+        Ok(Refund {
+            transaction,
+            original,
+        })
     }
 
     /// A refund by its id, endToEndId or correlationID.
@@ -165,19 +198,28 @@ impl Refunds {
         let by_id = store::ledger::find(self.store.pool(), any_id).await?;
         let id = match by_id {
             Some(t) => t.id,
-            None => store::idempotency::find(self.store.pool(), &caller.company_id, "refund", any_id)
-                .await?
-                .ok_or(RefundError::NotFound)?,
+            None => {
+                store::idempotency::find(self.store.pool(), &caller.company_id, "refund", any_id)
+                    .await?
+                    .ok_or(RefundError::NotFound)?
+            }
         };
         let refund = self.get_by_id(&id).await?;
-        if refund.transaction.kind != Kind::Refund.as_str() || !transaction_visible(caller, &refund.transaction) {
+        if refund.transaction.kind != Kind::Refund.as_str()
+            || !transaction_visible(caller, &refund.transaction)
+        {
             return Err(RefundError::NotFound);
         }
         Ok(refund)
     }
 
-    /// The refunds of a Pix in.
-    pub async fn of(&self, original: &TransactionRow) -> Result<Vec<TransactionRow>, RefundError> {
-        Ok(store::ledger::refunds_of(self.store.pool(), &original.id).await?)
+    /// A Pix in (by id) and its refunds, oldest first.
+    pub async fn of(
+        &self,
+        original_id: &str,
+    ) -> Result<(TransactionRow, Vec<TransactionRow>), RefundError> {
+        let original = store::ledger::get(self.store.pool(), original_id).await?;
+        let refunds = store::ledger::refunds_of(self.store.pool(), &original.id).await?;
+        Ok((original, refunds))
     }
 }

@@ -58,14 +58,21 @@ impl Sandbox {
 
     /// A payer at another bank sends `value` to a Cofre key. A deleted key is unknown.
     #[instrument(name = "service.sandbox.pix_in", skip_all)]
-    pub async fn pix_in(&self, key: Option<&str>, value: Option<i64>, payer: serde_json::Value) -> Result<TransactionRow, SandboxError> {
+    pub async fn pix_in(
+        &self,
+        key: Option<&str>,
+        value: Option<i64>,
+        payer: serde_json::Value,
+    ) -> Result<TransactionRow, SandboxError> {
         let mut v = Validation::default();
         let key = match key.map(str::trim).filter(|k| !k.is_empty()) {
             None => {
                 v.add("pixKey", Problem::Required);
                 None
             }
-            Some(k) => PixKey::detect(k).map_err(|_| v.add("pixKey", Problem::Invalid)).ok(),
+            Some(k) => PixKey::detect(k)
+                .map_err(|_| v.add("pixKey", Problem::Invalid))
+                .ok(),
         };
         match value {
             None => v.add("value", Problem::Required),
@@ -75,7 +82,9 @@ impl Sandbox {
         v.finish().map_err(SandboxError::Validation)?;
         let key = key.expect("validated above");
         let mut tx = self.store.begin().await?;
-        let owner = store::pix_keys::find(&mut *tx, key.as_str()).await?.ok_or(SandboxError::PixKeyNotFound)?;
+        let owner = store::pix_keys::find(&mut *tx, key.as_str())
+            .await?
+            .ok_or(SandboxError::PixKeyNotFound)?;
         let transaction = ledger::record(
             &mut tx,
             self.clock.now_millis(),
@@ -100,7 +109,11 @@ impl Sandbox {
     /// The central bank opens a dispute on a received Pix: its value moves from
     /// available to blocked.
     #[instrument(name = "service.sandbox.dispute", skip_all)]
-    pub async fn dispute(&self, caller: &Caller, transaction_id: &str) -> Result<TransactionRow, SandboxError> {
+    pub async fn dispute(
+        &self,
+        caller: &Caller,
+        transaction_id: &str,
+    ) -> Result<TransactionRow, SandboxError> {
         let mut tx = self.store.begin().await?;
         let original = store::ledger::find(&mut *tx, transaction_id)
             .await?

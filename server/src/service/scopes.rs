@@ -56,8 +56,10 @@ pub const PIX_KEY_WITHDRAW_PUT: Scope = scope(
     "PIX_KEY_WITHDRAW_PUT",
     "Select an already registered withdraw key",
 );
-pub const ACCOUNT_WITHDRAW_POST: Scope =
-    scope("ACCOUNT_WITHDRAW_POST", "Withdraw from the account to its withdraw key");
+pub const ACCOUNT_WITHDRAW_POST: Scope = scope(
+    "ACCOUNT_WITHDRAW_POST",
+    "Withdraw from the account to its withdraw key",
+);
 pub const CUSTOMER_GET: Scope = scope("CUSTOMER_GET", "Read customers");
 pub const CUSTOMER_POST: Scope = scope("CUSTOMER_POST", "Create customers");
 pub const CUSTOMER_PATCH: Scope = scope("CUSTOMER_PATCH", "Update customers");
@@ -70,7 +72,10 @@ pub const REFUND_GET: Scope = scope("REFUND_GET", "Read refunds");
 pub const REFUND_POST: Scope = scope("REFUND_POST", "Refund received Pix");
 pub const STATEMENT_GET: Scope = scope("STATEMENT_GET", "Read the account statement");
 pub const TRANSACTION_GET: Scope = scope("TRANSACTION_GET", "Read transactions");
-pub const SANDBOX_POST: Scope = scope("SANDBOX_POST", "Simulate payers and disputes (sandbox only)");
+pub const SANDBOX_POST: Scope = scope(
+    "SANDBOX_POST",
+    "Simulate payers and disputes (sandbox only)",
+);
 pub const FILE_POST: Scope = scope("FILE_POST", "Upload files");
 pub const SUBSCRIPTION_PAYMENT_BOOK_GET: Scope = scope(
     "SUBSCRIPTION_PAYMENT_BOOK_GET",
@@ -81,7 +86,7 @@ pub const SUBSCRIPTION_PAYMENT_BOOK_GET: Scope = scope(
 pub const GROUPS: &[ScopeGroup] = &[
     ScopeGroup {
         group: "ACCOUNT",
-        scopes: &[ACCOUNT_GET, ACCOUNT_POST],
+        scopes: &[ACCOUNT_GET, ACCOUNT_POST, ACCOUNT_WITHDRAW_POST],
     },
     ScopeGroup {
         group: "APPLICATION",
@@ -98,6 +103,30 @@ pub const GROUPS: &[ScopeGroup] = &[
             PIX_KEY_WITHDRAW_POST,
             PIX_KEY_WITHDRAW_PUT,
         ],
+    },
+    ScopeGroup {
+        group: "CUSTOMER",
+        scopes: &[CUSTOMER_GET, CUSTOMER_POST, CUSTOMER_PATCH],
+    },
+    ScopeGroup {
+        group: "CHARGE",
+        scopes: &[CHARGE_GET, CHARGE_POST, CHARGE_DELETE],
+    },
+    ScopeGroup {
+        group: "QRCODE",
+        scopes: &[QRCODE_STATIC_GET, QRCODE_STATIC_POST],
+    },
+    ScopeGroup {
+        group: "REFUND",
+        scopes: &[REFUND_GET, REFUND_POST],
+    },
+    ScopeGroup {
+        group: "STATEMENT",
+        scopes: &[STATEMENT_GET, TRANSACTION_GET],
+    },
+    ScopeGroup {
+        group: "SANDBOX",
+        scopes: &[SANDBOX_POST],
     },
     ScopeGroup {
         group: "FILE",

@@ -2,10 +2,9 @@
 //! own account; a MASTER of a company with `MASTER_APP_READ_ANY_ACCOUNT` may name
 //! another account of its company with `companyBankAccount`.
 
-use super::PageInfo;
-use super::Page;
 use super::applications::{AuthError, Caller};
 use super::features::Feature;
+use super::{Page, PageInfo};
 use crate::store::{self, Store, StoreError, accounts::AccountRow, ledger::TransactionRow};
 
 #[derive(Debug, thiserror::Error)]
@@ -32,8 +31,15 @@ impl Statement {
 
     /// The account a read is about: the caller's own, or `company_bank_account` under
     /// rule 6 (else 403; an account of another company is 404).
-    pub async fn account_for_read(&self, caller: &Caller, company_bank_account: Option<&str>) -> Result<AccountRow, StatementError> {
-        let Some(requested) = company_bank_account.map(str::trim).filter(|a| !a.is_empty()) else {
+    pub async fn account_for_read(
+        &self,
+        caller: &Caller,
+        company_bank_account: Option<&str>,
+    ) -> Result<AccountRow, StatementError> {
+        let Some(requested) = company_bank_account
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+        else {
             return Ok(store::accounts::get(self.store.pool(), &caller.account_id).await?);
         };
         if requested == caller.account_id {
@@ -41,7 +47,10 @@ impl Statement {
         }
         caller.require_master()?;
         let features = store::companies::features(self.store.pool(), &caller.company_id).await?;
-        if !features.iter().any(|f| f == Feature::MasterAppReadAnyAccount.as_str()) {
+        if !features
+            .iter()
+            .any(|f| f == Feature::MasterAppReadAnyAccount.as_str())
+        {
             return Err(AuthError::FeatureDisabled(Feature::MasterAppReadAnyAccount).into());
         }
         match store::accounts::get(self.store.pool(), requested).await {
@@ -61,8 +70,17 @@ impl Statement {
         page: Page,
     ) -> Result<(Vec<TransactionRow>, PageInfo), StatementError> {
         let account = self.account_for_read(caller, company_bank_account).await?;
-        let rows = store::ledger::list_for_account(self.store.pool(), &account.id, start, end, page.skip, page.limit).await?;
-        let total = store::ledger::count_for_account(self.store.pool(), &account.id, start, end).await?;
+        let rows = store::ledger::list_for_account(
+            self.store.pool(),
+            &account.id,
+            start,
+            end,
+            page.skip,
+            page.limit,
+        )
+        .await?;
+        let total =
+            store::ledger::count_for_account(self.store.pool(), &account.id, start, end).await?;
         Ok((rows, page.info(total)))
     }
 
@@ -78,13 +96,5 @@ impl Statement {
             .await?
             .filter(|t| t.account_id == account.id)
             .ok_or(StatementError::TransactionNotFound)
-    }
-
-    /// The original endToEndId of a refund, for display.
-    pub async fn original_end_to_end_id(&self, t: &TransactionRow) -> Result<Option<String>, StoreError> {
-        match &t.original_id {
-            Some(id) => Ok(Some(store::ledger::get(self.store.pool(), id).await?.end_to_end_id)),
-            None => Ok(None),
-        }
     }
 }

@@ -54,7 +54,11 @@ pub struct Withdrawals {
 
 impl Withdrawals {
     pub fn new(store: Store, clock: SharedClock, accounts: Accounts) -> Self {
-        Self { store, clock, accounts }
+        Self {
+            store,
+            clock,
+            accounts,
+        }
     }
 
     /// Sends `value` (default: everything available) to the account's withdraw key.
@@ -76,7 +80,10 @@ impl Withdrawals {
         if !visible_to(caller, &account) {
             return Err(WithdrawError::NotFound);
         }
-        let key_id = account.withdraw_key_id.clone().ok_or(WithdrawError::WithdrawKeyNotSet)?;
+        let key_id = account
+            .withdraw_key_id
+            .clone()
+            .ok_or(WithdrawError::WithdrawKeyNotSet)?;
         let key = store::withdraw_keys::get(&mut *tx, &key_id).await?;
         let value = match value {
             Some(v) => v,
@@ -88,7 +95,9 @@ impl Withdrawals {
                 available
             }
         };
-        let kind = super::pix_key::PixKeyType::parse(&key.kind).map(withdraw_type_name).unwrap_or("RANDOM");
+        let kind = super::pix_key::PixKeyType::parse(&key.kind)
+            .map(withdraw_type_name)
+            .unwrap_or("RANDOM");
         let transaction = ledger::record(
             &mut tx,
             now,

@@ -85,7 +85,11 @@ pub async fn insert(tx: &mut Tx, c: &ChargeRow) -> StoreResult<()> {
 
 /// A charge by id, correlationID or transactionID (`company_id` `None`: any company,
 /// for the public payment page and the sandbox's payer).
-pub async fn find<'e, E>(db: E, company_id: Option<&str>, any_id: &str) -> StoreResult<Option<ChargeRow>>
+pub async fn find<'e, E>(
+    db: E,
+    company_id: Option<&str>,
+    any_id: &str,
+) -> StoreResult<Option<ChargeRow>>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
@@ -104,11 +108,17 @@ where
 
 /// Reads a charge and locks it until the transaction ends.
 pub async fn lock(tx: &mut Tx, backend: Backend, id: &str) -> StoreResult<ChargeRow> {
-    let lock = if backend == Backend::Postgres { " FOR UPDATE" } else { "" };
-    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM charges WHERE id = $1{lock}"))
-        .bind(id)
-        .fetch_one(&mut **tx)
-        .await?;
+    let lock = if backend == Backend::Postgres {
+        " FOR UPDATE"
+    } else {
+        ""
+    };
+    let row = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM charges WHERE id = $1{lock}"
+    ))
+    .bind(id)
+    .fetch_one(&mut **tx)
+    .await?;
     charge(&row)
 }
 
@@ -130,7 +140,8 @@ pub async fn list<'e, E>(
 where
     E: sqlx::Executor<'e, Database = sqlx::Any> + Copy,
 {
-    let condition = "account_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4 = '' OR status = $4)";
+    let condition =
+        "account_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4 = '' OR status = $4)";
     let rows = sqlx::query(&format!(
         "SELECT {COLUMNS} FROM charges WHERE {condition} ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6"
     ))
@@ -142,14 +153,16 @@ where
     .bind(skip)
     .fetch_all(db)
     .await?;
-    let total: i64 = sqlx::query(&format!("SELECT COUNT(*) AS n FROM charges WHERE {condition}"))
-        .bind(account_id)
-        .bind(filter.start)
-        .bind(filter.end)
-        .bind(filter.status.clone().unwrap_or_default())
-        .fetch_one(db)
-        .await?
-        .try_get("n")?;
+    let total: i64 = sqlx::query(&format!(
+        "SELECT COUNT(*) AS n FROM charges WHERE {condition}"
+    ))
+    .bind(account_id)
+    .bind(filter.start)
+    .bind(filter.end)
+    .bind(filter.status.clone().unwrap_or_default())
+    .fetch_one(db)
+    .await?
+    .try_get("n")?;
     Ok((rows.iter().map(charge).collect::<StoreResult<_>>()?, total))
 }
 
@@ -175,7 +188,10 @@ pub async fn expire_due(tx: &mut Tx, now: i64) -> StoreResult<Vec<String>> {
         .bind(now)
         .fetch_all(&mut **tx)
         .await?;
-    let ids: Vec<String> = due.iter().map(|r| r.try_get("id")).collect::<Result<_, _>>()?;
+    let ids: Vec<String> = due
+        .iter()
+        .map(|r| r.try_get("id"))
+        .collect::<Result<_, _>>()?;
     for id in &ids {
         sqlx::query("UPDATE charges SET status = 'EXPIRED', updated_at = $1 WHERE id = $2 AND status = 'ACTIVE'")
             .bind(now)
@@ -188,7 +204,10 @@ pub async fn expire_due(tx: &mut Tx, now: i64) -> StoreResult<Vec<String>> {
 
 /// Deletes a charge that received no money, and frees its correlationID.
 pub async fn delete(tx: &mut Tx, c: &ChargeRow) -> StoreResult<()> {
-    sqlx::query("DELETE FROM charges WHERE id = $1 AND payment_id IS NULL").bind(&c.id).execute(&mut **tx).await?;
+    sqlx::query("DELETE FROM charges WHERE id = $1 AND payment_id IS NULL")
+        .bind(&c.id)
+        .execute(&mut **tx)
+        .await?;
     sqlx::query("DELETE FROM idempotency_keys WHERE company_id = $1 AND resource = 'charge' AND correlation_id = $2")
         .bind(&c.company_id)
         .bind(&c.correlation_id)
@@ -212,8 +231,7 @@ pub struct StaticQrRow {
     pub created_at: i64,
 }
 
-const QR_COLUMNS: &str =
-    "id, company_id, account_id, correlation_id, identifier, name, value, comment, pix_key, br_code, created_at";
+const QR_COLUMNS: &str = "id, company_id, account_id, correlation_id, identifier, name, value, comment, pix_key, br_code, created_at";
 
 fn static_qr(row: &AnyRow) -> StoreResult<StaticQrRow> {
     Ok(StaticQrRow {
@@ -249,7 +267,11 @@ pub async fn insert_static(tx: &mut Tx, q: &StaticQrRow) -> StoreResult<()> {
     Ok(())
 }
 
-pub async fn find_static<'e, E>(db: E, company_id: &str, any_id: &str) -> StoreResult<Option<StaticQrRow>>
+pub async fn find_static<'e, E>(
+    db: E,
+    company_id: &str,
+    any_id: &str,
+) -> StoreResult<Option<StaticQrRow>>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
@@ -263,7 +285,29 @@ where
     row.as_ref().map(static_qr).transpose()
 }
 
-pub async fn list_static<'e, E>(db: E, account_id: &str, skip: i64, limit: i64) -> StoreResult<(Vec<StaticQrRow>, i64)>
+/// A static QR code by its public identifier (for its image).
+pub async fn find_static_by_identifier<'e, E>(
+    db: E,
+    identifier: &str,
+) -> StoreResult<Option<StaticQrRow>>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let row = sqlx::query(&format!(
+        "SELECT {QR_COLUMNS} FROM static_qr_codes WHERE identifier = $1"
+    ))
+    .bind(identifier)
+    .fetch_optional(db)
+    .await?;
+    row.as_ref().map(static_qr).transpose()
+}
+
+pub async fn list_static<'e, E>(
+    db: E,
+    account_id: &str,
+    skip: i64,
+    limit: i64,
+) -> StoreResult<(Vec<StaticQrRow>, i64)>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any> + Copy,
 {
@@ -280,5 +324,8 @@ where
         .fetch_one(db)
         .await?
         .try_get("n")?;
-    Ok((rows.iter().map(static_qr).collect::<StoreResult<_>>()?, total))
+    Ok((
+        rows.iter().map(static_qr).collect::<StoreResult<_>>()?,
+        total,
+    ))
 }

@@ -20,7 +20,8 @@ pub struct CustomerRow {
     pub updated_at: i64,
 }
 
-const COLUMNS: &str = "id, company_id, correlation_id, name, email, phone, tax_id, address, created_at, updated_at";
+const COLUMNS: &str =
+    "id, company_id, correlation_id, name, email, phone, tax_id, address, created_at, updated_at";
 
 fn customer(row: &AnyRow) -> StoreResult<CustomerRow> {
     Ok(CustomerRow {
@@ -39,19 +40,21 @@ fn customer(row: &AnyRow) -> StoreResult<CustomerRow> {
 
 /// `Duplicate` when the company already has a customer with this correlationID.
 pub async fn insert(tx: &mut Tx, c: &CustomerRow) -> StoreResult<()> {
-    sqlx::query(&format!("INSERT INTO customers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"))
-        .bind(&c.id)
-        .bind(&c.company_id)
-        .bind(&c.correlation_id)
-        .bind(&c.name)
-        .bind(&c.email)
-        .bind(&c.phone)
-        .bind(&c.tax_id)
-        .bind(&c.address)
-        .bind(c.created_at)
-        .bind(c.updated_at)
-        .execute(&mut **tx)
-        .await?;
+    sqlx::query(&format!(
+        "INSERT INTO customers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+    ))
+    .bind(&c.id)
+    .bind(&c.company_id)
+    .bind(&c.correlation_id)
+    .bind(&c.name)
+    .bind(&c.email)
+    .bind(&c.phone)
+    .bind(&c.tax_id)
+    .bind(&c.address)
+    .bind(c.created_at)
+    .bind(c.updated_at)
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 
@@ -72,7 +75,11 @@ pub async fn update(tx: &mut Tx, c: &CustomerRow) -> StoreResult<()> {
 }
 
 /// The company's customer by id or correlationID.
-pub async fn find<'e, E>(db: E, company_id: &str, id_or_correlation: &str) -> StoreResult<Option<CustomerRow>>
+pub async fn find<'e, E>(
+    db: E,
+    company_id: &str,
+    id_or_correlation: &str,
+) -> StoreResult<Option<CustomerRow>>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
@@ -86,7 +93,12 @@ where
     row.as_ref().map(customer).transpose()
 }
 
-pub async fn list<'e, E>(db: E, company_id: &str, skip: i64, limit: i64) -> StoreResult<Vec<CustomerRow>>
+pub async fn list<'e, E>(
+    db: E,
+    company_id: &str,
+    skip: i64,
+    limit: i64,
+) -> StoreResult<Vec<CustomerRow>>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
@@ -105,9 +117,11 @@ pub async fn count<'e, E>(db: E, company_id: &str) -> StoreResult<i64>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
-    Ok(sqlx::query("SELECT COUNT(*) AS n FROM customers WHERE company_id = $1")
-        .bind(company_id)
-        .fetch_one(db)
-        .await?
-        .try_get("n")?)
+    Ok(
+        sqlx::query("SELECT COUNT(*) AS n FROM customers WHERE company_id = $1")
+            .bind(company_id)
+            .fetch_one(db)
+            .await?
+            .try_get("n")?,
+    )
 }

@@ -61,7 +61,12 @@ pub async fn claim(
 }
 
 /// The resource a correlationID made, if any.
-pub async fn find<'e, E>(db: E, company_id: &str, resource: &str, correlation_id: &str) -> StoreResult<Option<String>>
+pub async fn find<'e, E>(
+    db: E,
+    company_id: &str,
+    resource: &str,
+    correlation_id: &str,
+) -> StoreResult<Option<String>>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {

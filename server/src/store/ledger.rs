@@ -66,7 +66,11 @@ pub async fn post(
     available_delta: i64,
     blocked_delta: i64,
 ) -> StoreResult<()> {
-    debug_assert_eq!(postings.iter().map(|p| p.1).sum::<i64>(), 0, "postings must balance");
+    debug_assert_eq!(
+        postings.iter().map(|p| p.1).sum::<i64>(),
+        0,
+        "postings must balance"
+    );
     sqlx::query(&format!(
         "INSERT INTO ledger_transactions ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
     ))
@@ -111,10 +115,12 @@ pub async fn get<'e, E>(db: E, id: &str) -> StoreResult<TransactionRow>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
-    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM ledger_transactions WHERE id = $1"))
-        .bind(id)
-        .fetch_one(db)
-        .await?;
+    let row = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM ledger_transactions WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_one(db)
+    .await?;
     transaction(&row)
 }
 
@@ -159,7 +165,12 @@ where
     rows.iter().map(transaction).collect()
 }
 
-pub async fn count_for_account<'e, E>(db: E, account_id: &str, start: i64, end: i64) -> StoreResult<i64>
+pub async fn count_for_account<'e, E>(
+    db: E,
+    account_id: &str,
+    start: i64,
+    end: i64,
+) -> StoreResult<i64>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
@@ -218,7 +229,9 @@ where
     for row in unbalanced {
         let id: String = row.try_get("id")?;
         let total: i64 = row.try_get("total")?;
-        found.push(format!("transaction {id}: postings sum to {total}, not 0 (or fewer than two postings)"));
+        found.push(format!(
+            "transaction {id}: postings sum to {total}, not 0 (or fewer than two postings)"
+        ));
     }
     let balances = sqlx::query(
         "SELECT b.account_id, b.available, b.blocked, \
@@ -231,19 +244,31 @@ where
     for row in balances {
         let account: String = row.try_get("account_id")?;
         let (available, blocked): (i64, i64) = (row.try_get("available")?, row.try_get("blocked")?);
-        let (posted_available, posted_blocked): (i64, i64) =
-            (row.try_get("posted_available")?, row.try_get("posted_blocked")?);
+        let (posted_available, posted_blocked): (i64, i64) = (
+            row.try_get("posted_available")?,
+            row.try_get("posted_blocked")?,
+        );
         if available != posted_available {
-            found.push(format!("account {account}: available {available} but postings say {posted_available}"));
+            found.push(format!(
+                "account {account}: available {available} but postings say {posted_available}"
+            ));
         }
         if blocked != posted_blocked {
-            found.push(format!("account {account}: blocked {blocked} but postings say {posted_blocked}"));
+            found.push(format!(
+                "account {account}: blocked {blocked} but postings say {posted_blocked}"
+            ));
         }
         if available < 0 || blocked < 0 {
-            found.push(format!("account {account}: negative balance ({available} available, {blocked} blocked)"));
+            found.push(format!(
+                "account {account}: negative balance ({available} available, {blocked} blocked)"
+            ));
         }
     }
-    let total = sqlx::query("SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM ledger_postings").fetch_one(db).await?;
+    let total = sqlx::query(
+        "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM ledger_postings",
+    )
+    .fetch_one(db)
+    .await?;
     let total: i64 = total.try_get("total")?;
     if total != 0 {
         found.push(format!("all postings sum to {total}, not 0"));

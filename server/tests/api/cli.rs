@@ -43,7 +43,7 @@ async fn migrate_runs_on_a_fresh_database_and_again(db: Db) {
         let out = stdout_json(&cofre(&test_db.url, &["migrate", "--json"]).await);
         assert_eq!(
             out["migrations"],
-            serde_json::json!(["foundation", "campaigns"])
+            serde_json::json!(["foundation", "campaigns", "money"])
         );
     }
 }
@@ -427,3 +427,50 @@ async fn bench_campaign_drives_every_operation_and_reports_ratios(db: Db) {
     assert_eq!(n, 30);
 }
 db_test!(bench_campaign_drives_every_operation_and_reports_ratios);
+
+async fn ledger_verify_catches_a_hand_corrupted_posting(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    let (_, campaign) = app
+        .funded_campaign(&master, "doe@empresa0.com.br", 1234)
+        .await;
+    json(
+        app.create_charge(
+            &campaign,
+            serde_json::json!({"correlationID": "c", "value": 99}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    json(app.pay_charge(&campaign, "c").await, 200).await;
+    let ok = stdout_json(&cofre(&app.db.url, &["ledger", "verify", "--json"]).await);
+    assert_eq!(ok, serde_json::json!({"ok": true, "violations": []}));
+
+    sqlx::query("UPDATE ledger_postings SET amount = amount + 1 WHERE amount = 99")
+        .execute(app.services.store.pool())
+        .await
+        .unwrap();
+    let out = cofre(&app.db.url, &["ledger", "verify", "--json"]).await;
+    assert!(!out.status.success(), "a corrupted ledger exits non-zero");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ok"], false);
+    let violations: Vec<&str> = report["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        violations.iter().any(|v| v.contains("postings sum to 1")),
+        "{violations:?}"
+    );
+    assert!(
+        violations
+            .iter()
+            .any(|v| v.contains("available 1333 but postings say 1334")),
+        "{violations:?}"
+    );
+}
+db_test!(ledger_verify_catches_a_hand_corrupted_posting);

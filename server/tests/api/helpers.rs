@@ -90,6 +90,7 @@ pub fn test_settings(db_url: &str) -> Settings {
     settings.database.url = db_url.to_owned();
     settings.server.bind = "127.0.0.1:0".into();
     settings.console.site_root = PathBuf::from("target/site");
+    settings.sandbox.enabled = Some(true);
     settings
 }
 
@@ -325,6 +326,72 @@ impl TestApp {
             .import(&lines)
             .await
             .expect("directory import");
+    }
+
+    pub async fn create_charge(&self, app_id: &str, body: Value) -> Response {
+        self.post("/api/v1/charge", Some(app_id), body).await
+    }
+
+    pub async fn pay_charge(&self, app_id: &str, id: &str) -> Response {
+        self.request(
+            Method::POST,
+            &format!("/api/v1/sandbox/charge/{id}/pay"),
+            Some(app_id),
+        )
+        .header("content-type", "application/json")
+        .send()
+        .await
+        .unwrap()
+    }
+
+    pub async fn sandbox_pix(&self, app_id: &str, key: &str, value: i64) -> Response {
+        self.post(
+            "/api/v1/sandbox/pix",
+            Some(app_id),
+            serde_json::json!({"pixKey": key, "value": value, "payer": {"name": "Joana"}}),
+        )
+        .await
+    }
+
+    pub async fn withdraw(&self, app_id: &str, account_id: &str, body: Value) -> Response {
+        self.post(
+            &format!("/api/v1/account/{account_id}/withdraw"),
+            Some(app_id),
+            body,
+        )
+        .await
+    }
+
+    /// `(available, blocked, total)` of an account as the API shows it.
+    pub async fn balance(&self, app_id: &str, account_id: &str) -> (i64, i64, i64) {
+        let body = json(
+            self.get(&format!("/api/v1/account/{account_id}"), Some(app_id))
+                .await,
+            200,
+        )
+        .await;
+        let b = &body["account"]["balance"];
+        (
+            b["available"].as_i64().unwrap(),
+            b["blocked"].as_i64().unwrap(),
+            b["total"].as_i64().unwrap(),
+        )
+    }
+
+    pub async fn ledger_violations(&self) -> Vec<String> {
+        cofre_server::service::ledger::verify(&self.services.store)
+            .await
+            .unwrap()
+    }
+
+    /// A campaign with a default Pix key and `value` received by Pix: `(account, AppID, key)`.
+    pub async fn funded_campaign(&self, master: &str, key: &str, value: i64) -> (String, String) {
+        let (account_id, app_id) = self.campaign(master).await;
+        json(self.create_pix_key(&app_id, "EMAIL", key).await, 201).await;
+        if value > 0 {
+            json(self.sandbox_pix(&app_id, key, value).await, 200).await;
+        }
+        (account_id, app_id)
     }
 
     pub async fn enable_withdraw_key_api(&self, account_id: &str) {

@@ -1,0 +1,137 @@
+//! `/api/v1/sandbox/*`: the payer and the central bank, simulated. Mounted only when
+//! `sandbox.enabled` (on in the embedded default, off in production configs).
+
+use axum::extract::{Path, State};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::AppState;
+use super::charges::ChargeResponse;
+use super::error::ApiResult;
+use super::json::{ApiJson, OptionalJson};
+use super::statement::TransactionDto;
+use crate::service::applications::Caller;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(pay_charge))
+        .routes(routes!(pix_in))
+        .routes(routes!(dispute))
+}
+
+/// Who pays, as the receiver's statement will show it.
+#[derive(Deserialize, Serialize, ToSchema, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Payer {
+    name: Option<String>,
+    #[serde(rename = "taxID")]
+    tax_id: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema, Default)]
+pub struct PayBody {
+    payer: Option<Payer>,
+}
+
+fn payer_json(payer: Option<Payer>) -> serde_json::Value {
+    let payer = payer.unwrap_or_default();
+    serde_json::json!({
+        "name": payer.name.unwrap_or_else(|| "Pagador Sandbox".into()),
+        "taxID": payer.tax_id,
+    })
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PaymentResponse {
+    #[serde(flatten)]
+    charge: ChargeResponse,
+    transaction: TransactionDto,
+}
+
+/// Pays an ACTIVE charge (any of its ids): the account is credited and the charge
+/// COMPLETED in one transaction.
+#[utoipa::path(
+    post, path = "/api/v1/sandbox/charge/{id}/pay", tag = "sandbox", params(("id" = String, Path)),
+    request_body(content = Option<PayBody>),
+    security(("AppID" = ["SANDBOX_POST"])),
+    responses((status = 200, body = PaymentResponse), (status = 401), (status = 403), (status = 404),
+              (status = 409, description = "CHARGE_NOT_ACTIVE"))
+)]
+async fn pay_charge(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    OptionalJson(body): OptionalJson<PayBody>,
+) -> ApiResult<ApiJson<PaymentResponse>> {
+    let payer = payer_json(body.and_then(|b| b.payer));
+    let (charge, transaction) = state.services.charges.pay(&caller, &id, payer).await?;
+    Ok(ApiJson(PaymentResponse {
+        charge: ChargeResponse::new(charge, &state.settings.public_url()),
+        transaction: transaction.into(),
+    }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PixBody {
+    pix_key: Option<String>,
+    /// Centavos.
+    value: Option<i64>,
+    payer: Option<Payer>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PixResponse {
+    transaction: TransactionDto,
+}
+
+/// A payer at another bank sends a Pix to a Cofre key (404 for an unknown or deleted key).
+#[utoipa::path(
+    post, path = "/api/v1/sandbox/pix", tag = "sandbox", request_body = PixBody,
+    security(("AppID" = ["SANDBOX_POST"])),
+    responses((status = 200, body = PixResponse), (status = 400), (status = 401), (status = 403), (status = 404))
+)]
+async fn pix_in(
+    State(state): State<AppState>,
+    _caller: Caller,
+    ApiJson(body): ApiJson<PixBody>,
+) -> ApiResult<ApiJson<PixResponse>> {
+    let t = state
+        .services
+        .sandbox
+        .pix_in(body.pix_key.as_deref(), body.value, payer_json(body.payer))
+        .await?;
+    Ok(ApiJson(PixResponse {
+        transaction: t.into(),
+    }))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct DisputeBody {
+    /// The received Pix: its transaction id or endToEndId.
+    #[serde(rename = "transactionID")]
+    transaction_id: Option<String>,
+}
+
+/// The central bank opens a dispute on a received Pix: its value moves from available
+/// to blocked.
+#[utoipa::path(
+    post, path = "/api/v1/sandbox/dispute", tag = "sandbox", request_body = DisputeBody,
+    security(("AppID" = ["SANDBOX_POST"])),
+    responses((status = 200, body = PixResponse), (status = 400), (status = 401), (status = 403), (status = 404))
+)]
+async fn dispute(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(body): ApiJson<DisputeBody>,
+) -> ApiResult<ApiJson<PixResponse>> {
+    let t = state
+        .services
+        .sandbox
+        .dispute(&caller, body.transaction_id.as_deref().unwrap_or_default())
+        .await?;
+    Ok(ApiJson(PixResponse {
+        transaction: t.into(),
+    }))
+}
