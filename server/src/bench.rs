@@ -255,6 +255,250 @@ pub async fn campaign(
     })
 }
 
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PixInReport {
+    pub database: String,
+    pub clients: usize,
+    /// `POST /api/v1/sandbox/pix` to one hot account through the whole stack.
+    pub cofre: OpResult,
+    /// What the ceiling is: pgbench's TPC-B-like script (Postgres) or the ledger
+    /// statements run straight through sqlx (SQLite).
+    pub ceiling_name: String,
+    pub ceiling_per_second: f64,
+    pub ratio: f64,
+}
+
+/// The ceiling on Postgres: pgbench's built-in TPC-B-like script (update balances,
+/// insert a history row) with the same client count, on a scratch database of the same
+/// server, scale 1 (one branch row: as hot as our one account).
+async fn pgbench_ceiling(database_url: &str, clients: usize, seconds: u64) -> anyhow::Result<f64> {
+    use sqlx::Connection;
+    let mut admin_url = url::Url::parse(database_url)?;
+    admin_url.set_path("/postgres");
+    let scratch = format!("cofre_pgbench_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = sqlx::PgConnection::connect(admin_url.as_str()).await?;
+    sqlx::query(&format!("CREATE DATABASE {scratch}"))
+        .execute(&mut admin)
+        .await?;
+    let mut scratch_url = admin_url.clone();
+    scratch_url.set_path(&format!("/{scratch}"));
+    let run = async {
+        let init = tokio::process::Command::new("pgbench")
+            .args(["-i", "-s", "1", "-q", scratch_url.as_str()])
+            .output()
+            .await?;
+        anyhow::ensure!(
+            init.status.success(),
+            "pgbench -i failed: {}",
+            String::from_utf8_lossy(&init.stderr)
+        );
+        let out = tokio::process::Command::new("pgbench")
+            .args([
+                "-n",
+                "-b",
+                "tpcb-like",
+                "-c",
+                &clients.to_string(),
+                "-j",
+                "2",
+                "-T",
+                &seconds.to_string(),
+                scratch_url.as_str(),
+            ])
+            .output()
+            .await?;
+        anyhow::ensure!(
+            out.status.success(),
+            "pgbench failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.lines()
+            .find_map(|l| {
+                l.strip_prefix("tps = ")
+                    .and_then(|r| r.split_whitespace().next())
+                    .and_then(|n| n.parse::<f64>().ok())
+            })
+            .ok_or_else(|| anyhow::anyhow!("no tps in pgbench output: {text}"))
+    };
+    let tps = run.await;
+    sqlx::query(&format!("DROP DATABASE IF EXISTS {scratch}"))
+        .execute(&mut admin)
+        .await?;
+    tps
+}
+
+/// The ceiling on SQLite: the same ledger statements a Pix in runs (insert the
+/// transaction and its postings, update the balance, in one write transaction), straight
+/// through sqlx from `clients` tasks, with no HTTP, authentication or lookups.
+async fn sqlite_ceiling(
+    store: &crate::store::Store,
+    account_id: &str,
+    company_id: &str,
+    clients: usize,
+    total: usize,
+) -> anyhow::Result<f64> {
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let mut workers = Vec::new();
+    for _ in 0..clients {
+        let (store, next) = (store.clone(), next.clone());
+        let (account_id, company_id) = (account_id.to_owned(), company_id.to_owned());
+        workers.push(tokio::spawn(async move {
+            while next.fetch_add(1, Ordering::Relaxed) < total {
+                let now = crate::store::now_millis();
+                let mut tx = store.begin().await?;
+                let row = crate::store::ledger::TransactionRow {
+                    id: crate::store::new_id("txn"),
+                    company_id: company_id.clone(),
+                    account_id: account_id.clone(),
+                    kind: "PIX_IN".into(),
+                    value: 1,
+                    end_to_end_id: crate::service::directory::new_end_to_end_id(now),
+                    charge_id: None,
+                    description: None,
+                    counterparty: "{}".into(),
+                    original_id: None,
+                    correlation_id: None,
+                    created_at: now,
+                };
+                let postings = [
+                    (crate::store::ledger::available(&account_id), 1),
+                    (crate::store::ledger::WORLD.to_owned(), -1),
+                ];
+                crate::store::ledger::post(&mut tx, &row, &postings, 1, 0).await?;
+                tx.commit().await?;
+            }
+            Ok::<_, anyhow::Error>(())
+        }));
+    }
+    for w in workers {
+        w.await??;
+    }
+    Ok(total as f64 / started.elapsed().as_secs_f64())
+}
+
+/// `cofre bench pix-in`: sandbox Pix in to one hot account with `clients` concurrent
+/// clients, beside the database's own ceiling for the same kind of work.
+pub async fn pix_in(
+    mut settings: Settings,
+    options: BenchOptions,
+    ceiling_seconds: u64,
+) -> anyhow::Result<PixInReport> {
+    settings.server.bind = "127.0.0.1:0".into();
+    settings.rate_limit.per_second = 1_000_000;
+    settings.rate_limit.burst = 1_000_000;
+    settings.sandbox.enabled = Some(true);
+    let database_url = settings.database.url.clone();
+    let database = crate::store::redact(&database_url);
+    let running = crate::start(settings).await?;
+    let base = format!("http://{}", running.addr);
+    let services = running.state.services.clone();
+    let created = services
+        .companies
+        .create(NewCompany {
+            name: "Bench".into(),
+            tax_id: random_cnpj(),
+            baas: true,
+            admin_email: format!("bench-{}@cofre.dev", uuid::Uuid::new_v4().simple()),
+            admin_password: "bench-password".into(),
+        })
+        .await?;
+    let master = services
+        .applications
+        .create(
+            &created.company,
+            NewApplication {
+                name: Some("bench".into()),
+                kind: Some("MASTER".into()),
+                ..Default::default()
+            },
+        )
+        .await?;
+    let key = format!("hot-{}@bench.cofre.dev", uuid::Uuid::new_v4().simple());
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(options.clients * 2)
+        .build()?;
+    let made = client
+        .post(format!("{base}/api/v1/pix-keys"))
+        .header("authorization", &master.app_id)
+        .json(&serde_json::json!({"type": "EMAIL", "pixKey": key}))
+        .send()
+        .await?;
+    anyhow::ensure!(
+        made.status().is_success(),
+        "creating the hot key answered {}",
+        made.status()
+    );
+
+    let (c, b, k, app_id) = (
+        client.clone(),
+        base.clone(),
+        key.clone(),
+        master.app_id.clone(),
+    );
+    let mut cofre = drive(
+        "sandbox Pix in (POST /api/v1/sandbox/pix)",
+        options.clients,
+        options.requests,
+        move |_| {
+            c.post(format!("{b}/api/v1/sandbox/pix"))
+                .header("authorization", &app_id)
+                .json(&serde_json::json!({"pixKey": k, "value": 1}))
+        },
+    )
+    .await?;
+    let (ceiling_name, ceiling_per_second) = match services.store.backend() {
+        crate::store::Backend::Postgres => (
+            format!(
+                "pgbench -b tpcb-like -s 1 -c {} -j 2 -T {ceiling_seconds}",
+                options.clients
+            ),
+            pgbench_ceiling(&database_url, options.clients, ceiling_seconds).await?,
+        ),
+        crate::store::Backend::Sqlite => (
+            format!("ledger statements through sqlx, {} tasks", options.clients),
+            sqlite_ceiling(
+                &services.store,
+                &created.main_account_id,
+                &created.company.id,
+                options.clients,
+                options.requests,
+            )
+            .await?,
+        ),
+    };
+    running.task.abort();
+    let ratio = cofre.requests_per_second / ceiling_per_second;
+    cofre.ratio_to_ceiling = ratio;
+    Ok(PixInReport {
+        database,
+        clients: options.clients,
+        cofre,
+        ceiling_name,
+        ceiling_per_second,
+        ratio,
+    })
+}
+
+impl PixInReport {
+    pub fn table(&self) -> String {
+        format!(
+            "database {} · {} concurrent clients\n{:<48} {:>10.0}/s  p50 {:.2} ms  p99 {:.2} ms\n{:<48} {:>10.0}/s\nratio {:.1} %\n",
+            self.database,
+            self.clients,
+            self.cofre.operation,
+            self.cofre.requests_per_second,
+            self.cofre.p50_ms,
+            self.cofre.p99_ms,
+            self.ceiling_name,
+            self.ceiling_per_second,
+            self.ratio * 100.0
+        )
+    }
+}
+
 impl BenchReport {
     pub fn table(&self) -> String {
         let mut out = format!(

@@ -89,6 +89,19 @@ pub enum BenchCommand {
         #[command(flatten)]
         out: JsonFlag,
     },
+    /// Sandbox Pix in to one hot account, beside the database's ceiling for the same
+    /// work (pgbench's TPC-B-like on Postgres; the bare ledger statements on SQLite).
+    PixIn {
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
+        #[arg(long, default_value_t = 4000)]
+        requests: usize,
+        /// How long pgbench runs (Postgres only).
+        #[arg(long, default_value_t = 10)]
+        ceiling_seconds: u64,
+        #[command(flatten)]
+        out: JsonFlag,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -369,6 +382,25 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             if !violations.is_empty() {
                 anyhow::bail!("the ledger has {} violation(s)", violations.len());
             }
+        }
+        Command::Bench(BenchCommand::PixIn {
+            clients,
+            requests,
+            ceiling_seconds,
+            out,
+        }) => {
+            let scratch = tempfile::tempdir()?;
+            if !explicit_database {
+                settings.database.url =
+                    format!("sqlite://{}", scratch.path().join("bench.db").display());
+            }
+            let report = crate::bench::pix_in(
+                settings,
+                crate::bench::BenchOptions { clients, requests },
+                ceiling_seconds,
+            )
+            .await?;
+            print(out.json, serde_json::to_value(&report)?, || report.table());
         }
         Command::Bench(BenchCommand::Campaign {
             clients,

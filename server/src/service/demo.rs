@@ -15,6 +15,8 @@ pub const COMPANY_TAX_ID: &str = "11.222.333/0001-81";
 pub const ADMIN_EMAIL: &str = "admin@demo.cofre.dev";
 pub const ADMIN_PASSWORD: &str = "cofre-demo-2026";
 const MASTER_NAME: &str = "Demo MASTER";
+/// The main account's Pix key, the one demo charges use.
+pub const DEMO_PIX_KEY: &str = "cobranca@demo.cofre.dev";
 
 #[derive(Clone, Debug, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -38,6 +40,10 @@ pub enum DemoError {
     User(#[from] UserError),
     #[error(transparent)]
     Directory(#[from] DirectoryError),
+    #[error(transparent)]
+    Auth(#[from] super::applications::AuthError),
+    #[error(transparent)]
+    PixKey(#[from] super::pix_keys::PixKeyServiceError),
 }
 
 /// A few customers of other banks, so that directory lookups and withdraw keys can be
@@ -158,6 +164,18 @@ pub async fn ensure(services: &Services, base_url: &str) -> Result<DemoCompany, 
             services.applications.create(&company, new).await?
         }
     };
+    // A Pix key on the main account, so that charges work at once.
+    let caller = services
+        .applications
+        .authenticate(Some(&issued.app_id))
+        .await?;
+    let (keys, _) = services.pix_keys.list(&caller).await?;
+    if keys.is_empty() {
+        services
+            .pix_keys
+            .create(&caller, Some("EMAIL"), Some(DEMO_PIX_KEY))
+            .await?;
+    }
     Ok(DemoCompany {
         company_id: company.id,
         main_account_id: main_account.id,

@@ -375,6 +375,11 @@ async fn demo_creates_once_and_reissues_the_master_app_id(db: Db) {
             .unwrap()
             >= 4
     );
+    // The main account has its Pix key once, however often the demo runs.
+    let (keys, account) = services.pix_keys.list(&caller).await.unwrap();
+    let keys: Vec<&str> = keys.iter().map(|k| k.key.as_str()).collect();
+    assert_eq!(keys, [cofre_server::service::demo::DEMO_PIX_KEY]);
+    assert!(account.withdraw_key_api_enabled);
 }
 db_test!(demo_creates_once_and_reissues_the_master_app_id);
 
@@ -474,3 +479,51 @@ async fn ledger_verify_catches_a_hand_corrupted_posting(db: Db) {
     );
 }
 db_test!(ledger_verify_catches_a_hand_corrupted_posting);
+
+async fn bench_pix_in_reports_a_ratio_to_the_database_ceiling(db: Db) {
+    let test_db = fresh_database(db).await;
+    let report = stdout_json(
+        &cofre(
+            &test_db.url,
+            &[
+                "bench",
+                "pix-in",
+                "--clients",
+                "2",
+                "--requests",
+                "40",
+                "--ceiling-seconds",
+                "1",
+                "--json",
+            ],
+        )
+        .await,
+    );
+    assert_eq!(report["cofre"]["requests"], 40);
+    assert!(report["ceilingPerSecond"].as_f64().unwrap() > 0.0);
+    let ratio = report["ratio"].as_f64().unwrap();
+    assert!(
+        ratio > 0.0
+            && (ratio
+                - report["cofre"]["requestsPerSecond"].as_f64().unwrap()
+                    / report["ceilingPerSecond"].as_f64().unwrap())
+            .abs()
+                < 1e-9
+    );
+    // The Pix ins really landed, and the books balance.
+    let store = Store::connect(&test_db.url).await.unwrap();
+    assert_eq!(
+        cofre_server::service::ledger::verify(&store).await.unwrap(),
+        Vec::<String>::new()
+    );
+    let n: i64 = sqlx::Row::try_get(
+        &sqlx::query("SELECT COUNT(*) AS n FROM ledger_transactions WHERE kind = 'PIX_IN'")
+            .fetch_one(store.pool())
+            .await
+            .unwrap(),
+        "n",
+    )
+    .unwrap();
+    assert!(n >= 40, "{n}");
+}
+db_test!(bench_pix_in_reports_a_ratio_to_the_database_ceiling);
