@@ -59,12 +59,27 @@ pub enum Command {
     Dict(DictCommand),
     /// Create (or reuse) a demo BaaS company and print how to use it.
     Demo(JsonFlag),
+    /// Webhook signing keys and deliveries.
+    #[command(subcommand)]
+    Webhook(WebhookCommand),
     /// The double-entry ledger.
     #[command(subcommand)]
     Ledger(LedgerCommand),
     /// Benchmarks (figures for the README, not tests).
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum WebhookCommand {
+    /// Make a new current signing key; the old ones stay published.
+    RotateKey(JsonFlag),
+    /// Send a delivery again now (also one that gave up after its 8 attempts).
+    Resend {
+        delivery_id: String,
+        #[command(flatten)]
+        out: JsonFlag,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -360,6 +375,39 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     report.read, report.imported, report.unchanged
                 )
             });
+        }
+        Command::Webhook(WebhookCommand::RotateKey(out)) => {
+            let services = services(&settings).await?;
+            let key = services
+                .webhooks
+                .signer()
+                .rotate(services.clock.now_millis())
+                .await?;
+            let all = services
+                .webhooks
+                .signer()
+                .public_keys(services.clock.now_millis())
+                .await?;
+            print(
+                out.json,
+                json!({ "keyIdentifier": key.key_identifier, "publishedKeys": all.len() }),
+                || {
+                    format!(
+                        "new current key {} ({} keys published)",
+                        key.key_identifier,
+                        all.len()
+                    )
+                },
+            );
+        }
+        Command::Webhook(WebhookCommand::Resend { delivery_id, out }) => {
+            let services = services(&settings).await?;
+            let delivery = services.webhooks.resend(None, &delivery_id).await?;
+            print(
+                out.json,
+                json!({ "deliveryId": delivery.row.id, "status": delivery.row.status }),
+                || format!("delivery {} is due again", delivery.row.id),
+            );
         }
         Command::Ledger(LedgerCommand::Verify(out)) => {
             let services = services(&settings).await?;

@@ -47,6 +47,12 @@ pub struct Sandbox {
 #[serde(default, deny_unknown_fields)]
 pub struct Webhooks {
     pub allow_private_networks: bool,
+    /// How long one delivery may take before it counts as failed.
+    pub timeout_ms: u64,
+    /// Deliveries in flight at once per process.
+    pub workers: usize,
+    /// How often idle workers look for due deliveries.
+    pub poll_ms: u64,
 }
 
 /// Token bucket per AppID.
@@ -79,6 +85,9 @@ impl Default for Webhooks {
     fn default() -> Self {
         Self {
             allow_private_networks: true,
+            timeout_ms: 5_000,
+            workers: 32,
+            poll_ms: 200,
         }
     }
 }

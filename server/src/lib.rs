@@ -34,7 +34,21 @@ pub async fn start(settings: Settings) -> anyhow::Result<Running> {
         // Links handed out must reach this server even when it picked its own port.
         settings.server.public_url = Some(format!("http://{addr}"));
     }
-    let services = service::Services::new(store.clone());
+    let options = service::Options {
+        allow_private_networks: settings.webhooks.allow_private_networks,
+        webhook_timeout: std::time::Duration::from_millis(settings.webhooks.timeout_ms),
+    };
+    let services = service::Services::with_options(
+        store.clone(),
+        std::sync::Arc::new(service::clock::SystemClock),
+        options,
+    );
+    if settings.webhooks.workers > 0 {
+        tokio::spawn(services.webhooks.clone().run(
+            settings.webhooks.workers,
+            std::time::Duration::from_millis(settings.webhooks.poll_ms),
+        ));
+    }
     let (router, state) = http::app(services, settings)?;
     let sessions = store::sessions::SessionTable::new(store);
     tokio::spawn(async move {

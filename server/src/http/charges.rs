@@ -238,6 +238,12 @@ pub struct StatusResponse {
     status: &'static str,
 }
 
+impl StatusResponse {
+    pub fn ok() -> Self {
+        Self { status: "OK" }
+    }
+}
+
 /// Deletes a charge that received no money (409 `CHARGE_PAID` otherwise).
 #[utoipa::path(
     delete, path = "/api/v1/charge/{id}", tag = "charge", params(("id" = String, Path)),
@@ -250,7 +256,7 @@ async fn delete(
     Path(id): Path<String>,
 ) -> ApiResult<ApiJson<StatusResponse>> {
     state.services.charges.delete(&caller, &id).await?;
-    Ok(ApiJson(StatusResponse { status: "OK" }))
+    Ok(ApiJson(StatusResponse::ok()))
 }
 
 #[derive(Deserialize, ToSchema)]

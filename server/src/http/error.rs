@@ -19,6 +19,7 @@ use crate::service::qr_codes::QrCodeError;
 use crate::service::refunds::RefundError;
 use crate::service::sandbox::SandboxError;
 use crate::service::statement::StatementError;
+use crate::service::webhooks::WebhookError;
 use crate::service::withdraw_keys::WithdrawKeyError;
 use crate::service::withdrawals::WithdrawError;
 use crate::service::{FieldError, Problem};
@@ -325,6 +326,12 @@ pub fn message(code: &str, arg: Option<&str>, lang: Lang) -> String {
             "O valor do saque deve ser um número positivo de centavos".into(),
             "The withdraw value must be a positive number of centavos".into(),
         ),
+        "WEBHOOK_NOT_FOUND" => ("Webhook não encontrado".into(), "Webhook not found".into()),
+        "DELIVERY_NOT_FOUND" => ("Entrega não encontrada".into(), "Delivery not found".into()),
+        "WEBHOOK_URL_NOT_ALLOWED" => (
+            "A URL do webhook aponta para um endereço privado ou local".into(),
+            "The webhook URL points to a private or loopback address".into(),
+        ),
         "INTERNAL_ERROR" => (
             "Erro interno; tente novamente".into(),
             "Internal error; try again".into(),
@@ -599,6 +606,21 @@ impl From<WithdrawError> for ApiError {
             WithdrawError::InsufficientFunds => ApiError::new(S::BAD_REQUEST, "INSUFFICIENT_FUNDS"),
             WithdrawError::Account(e) => e.into(),
             WithdrawError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<WebhookError> for ApiError {
+    fn from(err: WebhookError) -> Self {
+        match err {
+            WebhookError::Validation(d) => ApiError::validation(d),
+            WebhookError::UrlNotAllowed => {
+                ApiError::new(StatusCode::BAD_REQUEST, "WEBHOOK_URL_NOT_ALLOWED")
+            }
+            WebhookError::NotFound => ApiError::not_found("WEBHOOK_NOT_FOUND"),
+            WebhookError::DeliveryNotFound => ApiError::not_found("DELIVERY_NOT_FOUND"),
+            WebhookError::ApplicationNotFound => ApiError::not_found("APPLICATION_NOT_FOUND"),
+            WebhookError::Store(e) => ApiError::internal(e),
         }
     }
 }

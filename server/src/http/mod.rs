@@ -17,6 +17,7 @@ pub mod qr_codes;
 pub mod refunds;
 pub mod sandbox;
 pub mod statement;
+pub mod webhooks;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -76,6 +77,7 @@ impl FromRef<AppState> for LeptosOptions {
         (name = "qrcode", description = "Static QR codes"),
         (name = "refund", description = "Refunds of received Pix"),
         (name = "statement", description = "Statement and transactions"),
+        (name = "webhook", description = "Webhooks, deliveries and signing keys"),
         (name = "sandbox", description = "Simulated payers and disputes (sandbox only)"),
         (name = "meta", description = "Change log and this document"),
     )
@@ -110,6 +112,7 @@ pub fn api(sandbox: bool) -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(qr_codes::routes())
         .merge(refunds::routes())
         .merge(statement::routes())
+        .merge(webhooks::routes())
         .merge(changelog::routes())
         .merge(ops::api_routes());
     if sandbox {

@@ -9,6 +9,7 @@ use super::applications::Caller;
 use super::br_code::BrCode;
 use super::clock::SharedClock;
 use super::customers::{CustomerInput, Customers};
+use super::events;
 use super::ledger::{self, Kind, LedgerError, Movement};
 use super::{CorrelationId, FieldError, Page, PageInfo, Problem, Validation, idempotency};
 use crate::store::{
@@ -344,6 +345,15 @@ impl Charges {
             updated_at: now,
         };
         store::charges::insert(&mut tx, &row).await?;
+        events::emit(
+            &mut tx,
+            now,
+            &row.company_id,
+            row.application_id.as_deref(),
+            events::CHARGE_CREATED,
+            serde_json::json!({ "charge": events::charge_json(&row) }),
+        )
+        .await?;
         let charge = self.load(&mut tx, row).await?;
         tx.commit().await.map_err(StoreError::from)?;
         tracing::info!(charge_id = %charge.row.id, value, "charge created");
@@ -477,6 +487,21 @@ impl Charges {
         .await?;
         store::charges::complete(&mut tx, &row.id, &payment.id, now).await?;
         let paid = store::charges::lock(&mut tx, self.store.backend(), &row.id).await?;
+        let payload = serde_json::json!({
+            "charge": events::charge_json(&paid),
+            "pix": events::transaction_json(&payment),
+        });
+        for event in [events::CHARGE_COMPLETED, events::TRANSACTION_RECEIVED] {
+            events::emit(
+                &mut tx,
+                now,
+                &paid.company_id,
+                paid.application_id.as_deref(),
+                event,
+                payload.clone(),
+            )
+            .await?;
+        }
         let charge = self.load(&mut tx, paid).await?;
         tx.commit().await.map_err(StoreError::from)?;
         tracing::info!(charge_id = %charge.row.id, "charge paid");
@@ -485,8 +510,21 @@ impl Charges {
 
     /// Moves every ACTIVE charge past its expiry to EXPIRED (the background task).
     pub async fn expire_due(&self) -> Result<Vec<String>, ChargeError> {
+        let now = self.clock.now_millis();
         let mut tx = self.store.begin().await?;
-        let ids = store::charges::expire_due(&mut tx, self.clock.now_millis()).await?;
+        let ids = store::charges::expire_due(&mut tx, now).await?;
+        for id in &ids {
+            let row = store::charges::lock(&mut tx, self.store.backend(), id).await?;
+            events::emit(
+                &mut tx,
+                now,
+                &row.company_id,
+                row.application_id.as_deref(),
+                events::CHARGE_EXPIRED,
+                serde_json::json!({ "charge": events::charge_json(&row) }),
+            )
+            .await?;
+        }
         tx.commit().await.map_err(StoreError::from)?;
         if !ids.is_empty() {
             tracing::info!(count = ids.len(), "charges expired");

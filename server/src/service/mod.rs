@@ -11,6 +11,7 @@ pub mod companies;
 pub mod customers;
 pub mod demo;
 pub mod directory;
+pub mod events;
 pub mod features;
 pub mod idempotency;
 pub mod ledger;
@@ -20,9 +21,11 @@ pub mod qr_codes;
 pub mod refunds;
 pub mod sandbox;
 pub mod scopes;
+pub mod signing;
 pub mod statement;
 pub mod tax_id;
 pub mod users;
+pub mod webhooks;
 pub mod withdraw_keys;
 pub mod withdrawals;
 
@@ -103,6 +106,23 @@ pub struct Services {
     pub refunds: refunds::Refunds,
     pub statement: statement::Statement,
     pub sandbox: sandbox::Sandbox,
+    pub webhooks: webhooks::Webhooks,
+}
+
+/// Settings the services take from the configuration.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub allow_private_networks: bool,
+    pub webhook_timeout: std::time::Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            allow_private_networks: true,
+            webhook_timeout: std::time::Duration::from_secs(5),
+        }
+    }
 }
 
 impl Services {
@@ -112,6 +132,10 @@ impl Services {
 
     /// Services reading time from `clock` (tests move a manual clock).
     pub fn with_clock(store: Store, clock: clock::SharedClock) -> Self {
+        Self::with_options(store, clock, Options::default())
+    }
+
+    pub fn with_options(store: Store, clock: clock::SharedClock, options: Options) -> Self {
         let accounts = accounts::Accounts::new(store.clone(), clock.clone());
         let directory = directory::Directory::new(store.clone(), clock.clone());
         let customers = customers::Customers::new(store.clone(), clock.clone());
@@ -126,6 +150,12 @@ impl Services {
             refunds: refunds::Refunds::new(store.clone(), clock.clone()),
             statement: statement::Statement::new(store.clone()),
             sandbox: sandbox::Sandbox::new(store.clone(), clock.clone()),
+            webhooks: webhooks::Webhooks::new(
+                store.clone(),
+                clock.clone(),
+                options.allow_private_networks,
+                options.webhook_timeout,
+            ),
             customers,
             companies: companies::Companies::new(store.clone()),
             users: users::Users::new(store.clone()),

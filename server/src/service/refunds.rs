@@ -5,6 +5,7 @@ use tracing::instrument;
 
 use super::applications::Caller;
 use super::clock::SharedClock;
+use super::events;
 use super::ledger::{self, Kind, LedgerError, Movement};
 use super::{CorrelationId, FieldError, Problem, Validation, idempotency};
 use crate::store::{self, Store, StoreError, idempotency::Claim, ledger::TransactionRow};
@@ -162,6 +163,18 @@ impl Refunds {
                 original_id: Some(pix_in.id.clone()),
                 correlation_id: Some(correlation_id.as_str().to_owned()),
             },
+        )
+        .await?;
+        events::emit(
+            &mut tx,
+            now,
+            &refund.company_id,
+            Some(&caller.application_id),
+            events::TRANSACTION_REFUND_RECEIVED,
+            serde_json::json!({
+                "refund": events::transaction_json(&refund),
+                "pix": events::transaction_json(&pix_in),
+            }),
         )
         .await?;
         tx.commit().await.map_err(StoreError::from)?;

@@ -5,6 +5,7 @@ use tracing::instrument;
 
 use super::applications::Caller;
 use super::clock::SharedClock;
+use super::events;
 use super::ledger::{self, Kind, LedgerError, Movement};
 use super::pix_key::PixKey;
 use super::refunds::transaction_visible;
@@ -102,6 +103,15 @@ impl Sandbox {
             },
         )
         .await?;
+        events::emit(
+            &mut tx,
+            transaction.created_at,
+            &transaction.company_id,
+            None,
+            events::TRANSACTION_RECEIVED,
+            serde_json::json!({ "pix": events::transaction_json(&transaction) }),
+        )
+        .await?;
         tx.commit().await.map_err(StoreError::from)?;
         Ok(transaction)
     }
@@ -137,6 +147,18 @@ impl Sandbox {
                 original_id: Some(original.id.clone()),
                 correlation_id: None,
             },
+        )
+        .await?;
+        events::emit(
+            &mut tx,
+            block.created_at,
+            &block.company_id,
+            None,
+            events::DISPUTE_CREATE,
+            serde_json::json!({
+                "dispute": { "status": "IN_REVIEW", "value": block.value, "blockId": block.id },
+                "pix": events::transaction_json(&original),
+            }),
         )
         .await?;
         tx.commit().await.map_err(StoreError::from)?;

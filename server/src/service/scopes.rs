@@ -76,6 +76,9 @@ pub const SANDBOX_POST: Scope = scope(
     "SANDBOX_POST",
     "Simulate payers and disputes (sandbox only)",
 );
+pub const WEBHOOK_GET: Scope = scope("WEBHOOK_GET", "Read webhooks and their deliveries");
+pub const WEBHOOK_POST: Scope = scope("WEBHOOK_POST", "Register webhooks and resend deliveries");
+pub const WEBHOOK_DELETE: Scope = scope("WEBHOOK_DELETE", "Delete webhooks");
 pub const FILE_POST: Scope = scope("FILE_POST", "Upload files");
 pub const SUBSCRIPTION_PAYMENT_BOOK_GET: Scope = scope(
     "SUBSCRIPTION_PAYMENT_BOOK_GET",
@@ -127,6 +130,10 @@ pub const GROUPS: &[ScopeGroup] = &[
     ScopeGroup {
         group: "SANDBOX",
         scopes: &[SANDBOX_POST],
+    },
+    ScopeGroup {
+        group: "WEBHOOK",
+        scopes: &[WEBHOOK_GET, WEBHOOK_POST, WEBHOOK_DELETE],
     },
     ScopeGroup {
         group: "FILE",

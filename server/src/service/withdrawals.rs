@@ -6,6 +6,7 @@ use tracing::instrument;
 use super::accounts::{Account, AccountError, Accounts, visible_to};
 use super::applications::Caller;
 use super::clock::SharedClock;
+use super::events;
 use super::ledger::{self, Kind, LedgerError, Movement};
 use super::withdraw_keys::withdraw_type_name;
 use crate::store::{self, Store, StoreError, ledger::TransactionRow};
@@ -115,6 +116,15 @@ impl Withdrawals {
                 original_id: None,
                 correlation_id: None,
             },
+        )
+        .await?;
+        events::emit(
+            &mut tx,
+            now,
+            &transaction.company_id,
+            Some(&caller.application_id),
+            events::MOVEMENT_CONFIRMED,
+            serde_json::json!({ "movement": events::transaction_json(&transaction) }),
         )
         .await?;
         let view = self.accounts.view(&mut tx, account).await?;

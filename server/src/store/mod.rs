@@ -10,6 +10,7 @@ pub mod companies;
 pub mod customers;
 pub mod dict_buckets;
 pub mod directory;
+pub mod events;
 pub mod idempotency;
 pub mod ledger;
 pub mod pix_keys;

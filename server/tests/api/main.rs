@@ -15,5 +15,7 @@ mod errors;
 mod money;
 mod ops;
 mod pix_keys;
+mod receiver;
 mod store;
+mod webhooks;
 mod withdraw_keys;

@@ -64,6 +64,12 @@ async fn openapi_lists_the_routes_with_their_security(db: Db) {
             "/api/v1/statement",
             "/api/v1/transaction",
             "/api/v1/transaction/{id}",
+            "/api/v1/webhook",
+            "/api/v1/webhook/deliveries/{id}/resend",
+            "/api/v1/webhook/events",
+            "/api/v1/webhook/public-keys",
+            "/api/v1/webhook/{id}",
+            "/api/v1/webhook/{id}/deliveries",
         ]
     );
     let rotate = &doc["paths"]["/api/v1/application/rotate-secret"]["post"]["security"];
