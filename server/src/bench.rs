@@ -499,6 +499,169 @@ impl PixInReport {
     }
 }
 
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookReport {
+    pub database: String,
+    pub events: usize,
+    /// Delivery loops running at once, each with `batch` deliveries in flight.
+    pub loops: usize,
+    pub batch: usize,
+    pub seconds_to_drain: f64,
+    pub deliveries_per_second: f64,
+    /// RSA-2048 signatures per second on one core, measured alone.
+    pub signatures_per_second_one_core: f64,
+}
+
+/// `cofre bench webhooks`: a backlog of `events` committed events, each with one
+/// delivery to a local receiver that answers 200 at once, drained by `loops` delivery
+/// loops of `batch` each; answers the time to drain and deliveries per second.
+pub async fn webhooks(
+    settings: Settings,
+    events: usize,
+    loops: usize,
+    batch: usize,
+) -> anyhow::Result<WebhookReport> {
+    let database = crate::store::redact(&settings.database.url);
+    let store = crate::store::Store::connect(&settings.database.url).await?;
+    store.migrate().await?;
+    let services = crate::service::Services::new(store.clone());
+    let company = services
+        .companies
+        .create(NewCompany {
+            name: "Bench".into(),
+            tax_id: random_cnpj(),
+            baas: true,
+            admin_email: format!("bench-{}@cofre.dev", uuid::Uuid::new_v4().simple()),
+            admin_password: "bench-password".into(),
+        })
+        .await?
+        .company;
+    let master = services
+        .applications
+        .create(
+            &company,
+            NewApplication {
+                name: Some("bench".into()),
+                kind: Some("MASTER".into()),
+                ..Default::default()
+            },
+        )
+        .await?;
+    let caller = services
+        .applications
+        .authenticate(Some(&master.app_id))
+        .await?;
+
+    let received = Arc::new(AtomicUsize::new(0));
+    let counter = received.clone();
+    let receiver = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move || {
+            let counter = counter.clone();
+            async move {
+                counter.fetch_add(1, Ordering::Relaxed);
+                axum::http::StatusCode::OK
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let receiver_url = format!("http://{}/hook", listener.local_addr()?);
+    tokio::spawn(async move { axum::serve(listener, receiver).await });
+    let event = crate::service::events::TRANSACTION_RECEIVED;
+    services
+        .webhooks
+        .create(
+            &caller,
+            crate::service::webhooks::NewWebhook {
+                name: Some("bench".into()),
+                event: Some(event.into()),
+                url: Some(receiver_url),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+
+    // The backlog: committed events, 1 000 per transaction.
+    let now = crate::store::now_millis();
+    for chunk in (0..events).collect::<Vec<_>>().chunks(1000) {
+        let mut tx = store.begin().await?;
+        for i in chunk {
+            crate::service::events::emit(
+                &mut tx,
+                now,
+                &company.id,
+                None,
+                event,
+                serde_json::json!({"pix": {"value": i}}),
+            )
+            .await?;
+        }
+        tx.commit().await?;
+    }
+    // The signing key exists before the clock starts.
+    services.webhooks.signer().current(now).await?;
+
+    let started = Instant::now();
+    let mut workers = Vec::new();
+    for _ in 0..loops {
+        let webhooks = services.webhooks.clone();
+        workers.push(tokio::spawn(async move {
+            loop {
+                if webhooks.deliver_due(batch as i64).await? == 0 {
+                    return Ok::<_, anyhow::Error>(());
+                }
+            }
+        }));
+    }
+    for w in workers {
+        w.await??;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    anyhow::ensure!(
+        received.load(Ordering::Relaxed) == events,
+        "received {} of {events}",
+        received.load(Ordering::Relaxed)
+    );
+
+    let key = crate::service::signing::generate(now)?;
+    let sign_started = Instant::now();
+    let samples = 200;
+    for i in 0..samples {
+        crate::service::signing::sign_with(
+            &key.private_key_pem,
+            format!("{{\"i\":{i}}}").as_bytes(),
+        )
+        .map_err(|e| anyhow::anyhow!(e))?;
+    }
+    let signatures = samples as f64 / sign_started.elapsed().as_secs_f64();
+    Ok(WebhookReport {
+        database,
+        events,
+        loops,
+        batch,
+        seconds_to_drain: seconds,
+        deliveries_per_second: events as f64 / seconds,
+        signatures_per_second_one_core: signatures,
+    })
+}
+
+impl WebhookReport {
+    pub fn table(&self) -> String {
+        format!(
+            "database {} · {} events · {} loops × {} in flight\ndrained in {:.1} s: {:.0} deliveries/s\nRSA-2048 signatures alone: {:.0}/s on one core\n",
+            self.database,
+            self.events,
+            self.loops,
+            self.batch,
+            self.seconds_to_drain,
+            self.deliveries_per_second,
+            self.signatures_per_second_one_core
+        )
+    }
+}
+
 impl BenchReport {
     pub fn table(&self) -> String {
         let mut out = format!(

@@ -104,6 +104,19 @@ pub enum BenchCommand {
         #[command(flatten)]
         out: JsonFlag,
     },
+    /// Drain a backlog of committed events to a local receiver that answers 200 at once.
+    Webhooks {
+        #[arg(long, default_value_t = 100_000)]
+        events: usize,
+        /// Delivery loops running at once.
+        #[arg(long, default_value_t = 4)]
+        loops: usize,
+        /// Deliveries in flight per loop.
+        #[arg(long, default_value_t = 64)]
+        batch: usize,
+        #[command(flatten)]
+        out: JsonFlag,
+    },
     /// Sandbox Pix in to one hot account, beside the database's ceiling for the same
     /// work (pgbench's TPC-B-like on Postgres; the bare ledger statements on SQLite).
     PixIn {
@@ -448,6 +461,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 ceiling_seconds,
             )
             .await?;
+            print(out.json, serde_json::to_value(&report)?, || report.table());
+        }
+        Command::Bench(BenchCommand::Webhooks {
+            events,
+            loops,
+            batch,
+            out,
+        }) => {
+            let scratch = tempfile::tempdir()?;
+            if !explicit_database {
+                settings.database.url =
+                    format!("sqlite://{}", scratch.path().join("bench.db").display());
+            }
+            let report = crate::bench::webhooks(settings, events, loops, batch).await?;
             print(out.json, serde_json::to_value(&report)?, || report.table());
         }
         Command::Bench(BenchCommand::Campaign {
