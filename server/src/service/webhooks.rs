@@ -103,6 +103,17 @@ async fn destination_allowed(url: &url::Url) -> bool {
     }
 }
 
+/// One attempt's outcome, recorded with the rest of its round.
+struct AttemptRecord {
+    delivery_id: String,
+    attempt: i64,
+    status_code: Option<i64>,
+    latency_ms: i64,
+    error: Option<String>,
+    at: i64,
+    outcome: Outcome,
+}
+
 #[derive(Clone, Debug)]
 pub struct Webhooks {
     store: Store,
@@ -328,11 +339,36 @@ impl Webhooks {
         let count = due.len();
         let results =
             futures_util::future::join_all(due.into_iter().map(|d| self.attempt(d))).await;
-        for r in results {
-            if let Err(err) = r {
-                tracing::warn!(%err, "recording a delivery attempt failed");
-            }
+        // One commit records the whole round: a crash before it only means these
+        // deliveries are sent again after their lease (at least once, never lost).
+        let mut tx = self.store.begin().await?;
+        for attempt in results {
+            let a = match attempt {
+                Ok(a) => a,
+                Err(err) => {
+                    tracing::warn!(%err, "a delivery attempt could not be made");
+                    continue;
+                }
+            };
+            store::events::record_attempt(
+                &mut tx,
+                &a.delivery_id,
+                a.attempt,
+                a.status_code,
+                a.latency_ms,
+                a.error.as_deref(),
+                a.at,
+                a.outcome,
+            )
+            .await?;
+            metrics::counter!("cofre_webhook_attempts_total", "outcome" => match a.outcome {
+                Outcome::Delivered => "delivered",
+                Outcome::Retry { .. } => "retry",
+                Outcome::GaveUp => "failed",
+            })
+            .increment(1);
         }
+        tx.commit().await.map_err(StoreError::from)?;
         Ok(count)
     }
 
@@ -356,7 +392,7 @@ impl Webhooks {
     }
 
     #[instrument(name = "service.webhooks.attempt", skip_all, fields(delivery_id = %d.id, attempt = d.attempts + 1))]
-    async fn attempt(&self, d: DueDelivery) -> Result<(), StoreError> {
+    async fn attempt(&self, d: DueDelivery) -> Result<AttemptRecord, StoreError> {
         let attempt = d.attempts + 1;
         let body = self.payload_for(&d).await?;
         let (key_id, signature) = self.signer.sign(&body, self.clock.now_millis()).await?;
@@ -404,26 +440,15 @@ impl Webhooks {
                 at: now + retry_delay_secs(attempt) * 1000,
             },
         };
-        let mut tx = self.store.begin().await?;
-        store::events::record_attempt(
-            &mut tx,
-            &d.id,
+        Ok(AttemptRecord {
+            delivery_id: d.id,
             attempt,
             status_code,
             latency_ms,
-            error.as_deref(),
-            now,
+            error,
+            at: now,
             outcome,
-        )
-        .await?;
-        tx.commit().await.map_err(StoreError::from)?;
-        metrics::counter!("cofre_webhook_attempts_total", "outcome" => match outcome {
-            Outcome::Delivered => "delivered",
-            Outcome::Retry { .. } => "retry",
-            Outcome::GaveUp => "failed",
         })
-        .increment(1);
-        Ok(())
     }
 
     /// The delivery loop of one process: `workers` deliveries in flight at most.
