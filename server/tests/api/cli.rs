@@ -527,3 +527,30 @@ async fn bench_pix_in_reports_a_ratio_to_the_database_ceiling(db: Db) {
     assert!(n >= 40, "{n}");
 }
 db_test!(bench_pix_in_reports_a_ratio_to_the_database_ceiling);
+
+async fn bench_webhooks_drains_its_backlog(db: Db) {
+    let test_db = fresh_database(db).await;
+    let report = stdout_json(
+        &cofre(
+            &test_db.url,
+            &[
+                "bench", "webhooks", "--events", "60", "--loops", "2", "--batch", "8", "--json",
+            ],
+        )
+        .await,
+    );
+    assert_eq!(report["events"], 60);
+    assert!(report["deliveriesPerSecond"].as_f64().unwrap() > 0.0);
+    assert!(report["signaturesPerSecondOneCore"].as_f64().unwrap() > 0.0);
+    let store = Store::connect(&test_db.url).await.unwrap();
+    let delivered: i64 = sqlx::Row::try_get(
+        &sqlx::query("SELECT COUNT(*) AS n FROM deliveries WHERE status = 'DELIVERED'")
+            .fetch_one(store.pool())
+            .await
+            .unwrap(),
+        "n",
+    )
+    .unwrap();
+    assert_eq!(delivered, 60);
+}
+db_test!(bench_webhooks_drains_its_backlog);
