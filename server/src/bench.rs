@@ -52,6 +52,38 @@ fn random_cnpj() -> String {
     format!("{base}{a}{b}")
 }
 
+/// A new BaaS company with a random CNPJ (so runs never collide) and its MASTER.
+async fn bench_company(
+    services: &crate::service::Services,
+) -> anyhow::Result<(
+    crate::service::companies::CreatedCompany,
+    crate::service::applications::IssuedApplication,
+)> {
+    let created = services
+        .companies
+        .create(NewCompany {
+            name: "Bench".into(),
+            tax_id: random_cnpj(),
+            baas: true,
+            admin_email: format!("bench-{}@cofre.dev", uuid::Uuid::new_v4().simple()),
+            admin_password: "bench-password".into(),
+        })
+        .await
+        .context("creating the bench company")?;
+    let master = services
+        .applications
+        .create(
+            &created.company,
+            NewApplication {
+                name: Some("bench".into()),
+                kind: Some("MASTER".into()),
+                ..Default::default()
+            },
+        )
+        .await?;
+    Ok((created, master))
+}
+
 /// Sends `total` requests from `clients` concurrent clients; `request(i)` builds the
 /// i-th. Answers requests/s and the latency percentiles.
 async fn drive<F>(name: &str, clients: usize, total: usize, request: F) -> anyhow::Result<OpResult>
@@ -127,29 +159,8 @@ pub async fn campaign(
     tokio::spawn(async move { axum::serve(listener, bare).await });
 
     // One BaaS company; one campaign (account + AppID) per 20 keys to create.
-    let company = services
-        .companies
-        .create(NewCompany {
-            name: "Bench".into(),
-            tax_id: random_cnpj(),
-            baas: true,
-            admin_email: format!("bench-{}@cofre.dev", uuid::Uuid::new_v4().simple()),
-            admin_password: "bench-password".into(),
-        })
-        .await
-        .context("creating the bench company")?
-        .company;
-    let master = services
-        .applications
-        .create(
-            &company,
-            NewApplication {
-                name: Some("bench".into()),
-                kind: Some("MASTER".into()),
-                ..Default::default()
-            },
-        )
-        .await?;
+    let (created, master) = bench_company(&services).await?;
+    let company = created.company;
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(options.clients * 2)
         .build()?;
@@ -395,27 +406,7 @@ pub async fn pix_in(
     let running = crate::start(settings).await?;
     let base = format!("http://{}", running.addr);
     let services = running.state.services.clone();
-    let created = services
-        .companies
-        .create(NewCompany {
-            name: "Bench".into(),
-            tax_id: random_cnpj(),
-            baas: true,
-            admin_email: format!("bench-{}@cofre.dev", uuid::Uuid::new_v4().simple()),
-            admin_password: "bench-password".into(),
-        })
-        .await?;
-    let master = services
-        .applications
-        .create(
-            &created.company,
-            NewApplication {
-                name: Some("bench".into()),
-                kind: Some("MASTER".into()),
-                ..Default::default()
-            },
-        )
-        .await?;
+    let (created, master) = bench_company(&services).await?;
     let key = format!("hot-{}@bench.cofre.dev", uuid::Uuid::new_v4().simple());
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(options.clients * 2)
@@ -526,28 +517,8 @@ pub async fn webhooks(
     let store = crate::store::Store::connect(&settings.database.url).await?;
     store.migrate().await?;
     let services = crate::service::Services::new(store.clone());
-    let company = services
-        .companies
-        .create(NewCompany {
-            name: "Bench".into(),
-            tax_id: random_cnpj(),
-            baas: true,
-            admin_email: format!("bench-{}@cofre.dev", uuid::Uuid::new_v4().simple()),
-            admin_password: "bench-password".into(),
-        })
-        .await?
-        .company;
-    let master = services
-        .applications
-        .create(
-            &company,
-            NewApplication {
-                name: Some("bench".into()),
-                kind: Some("MASTER".into()),
-                ..Default::default()
-            },
-        )
-        .await?;
+    let (created, master) = bench_company(&services).await?;
+    let company = created.company;
     let caller = services
         .applications
         .authenticate(Some(&master.app_id))

@@ -212,6 +212,16 @@ pub enum DictCommand {
     },
 }
 
+/// Benchmarks use a fresh temporary SQLite file unless a database was named; the
+/// folder lives as long as the returned guard.
+fn scratch_database(settings: &mut Settings, explicit: bool) -> anyhow::Result<tempfile::TempDir> {
+    let scratch = tempfile::tempdir()?;
+    if !explicit {
+        settings.database.url = format!("sqlite://{}", scratch.path().join("bench.db").display());
+    }
+    Ok(scratch)
+}
+
 fn print(json: bool, value: serde_json::Value, text: impl FnOnce() -> String) {
     if json {
         println!("{value}");
@@ -450,11 +460,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             ceiling_seconds,
             out,
         }) => {
-            let scratch = tempfile::tempdir()?;
-            if !explicit_database {
-                settings.database.url =
-                    format!("sqlite://{}", scratch.path().join("bench.db").display());
-            }
+            let _scratch = scratch_database(&mut settings, explicit_database)?;
             let report = crate::bench::pix_in(
                 settings,
                 crate::bench::BenchOptions { clients, requests },
@@ -469,11 +475,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             batch,
             out,
         }) => {
-            let scratch = tempfile::tempdir()?;
-            if !explicit_database {
-                settings.database.url =
-                    format!("sqlite://{}", scratch.path().join("bench.db").display());
-            }
+            let _scratch = scratch_database(&mut settings, explicit_database)?;
             let report = crate::bench::webhooks(settings, events, loops, batch).await?;
             print(out.json, serde_json::to_value(&report)?, || report.table());
         }
@@ -482,11 +484,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             requests,
             out,
         }) => {
-            let scratch = tempfile::tempdir()?;
-            if !explicit_database {
-                settings.database.url =
-                    format!("sqlite://{}", scratch.path().join("bench.db").display());
-            }
+            let _scratch = scratch_database(&mut settings, explicit_database)?;
             let report =
                 crate::bench::campaign(settings, crate::bench::BenchOptions { clients, requests })
                     .await?;

@@ -11,7 +11,7 @@ use super::clock::SharedClock;
 use super::customers::{CustomerInput, Customers};
 use super::events;
 use super::ledger::{self, Kind, LedgerError, Movement};
-use super::{CorrelationId, FieldError, Page, PageInfo, Problem, Validation, idempotency};
+use super::{FieldError, Page, PageInfo, Problem, Validation, idempotency};
 use crate::store::{
     self, Store, StoreError, charges::ChargeRow, idempotency::Claim, ledger::TransactionRow,
 };
@@ -196,15 +196,7 @@ impl Charges {
         new: NewCharge,
     ) -> Result<(Charge, bool), ChargeError> {
         let mut v = Validation::default();
-        let correlation_id = match new.correlation_id.as_deref() {
-            None => {
-                v.add("correlationID", Problem::Required);
-                None
-            }
-            Some(c) => CorrelationId::parse("correlationID", c)
-                .map_err(|e| v.add(e.field, e.problem))
-                .ok(),
-        };
+        let correlation_id = v.correlation_id(new.correlation_id.as_deref());
         match new.value {
             None => v.add("value", Problem::Required),
             Some(value) if value <= 0 => v.add("value", Problem::Invalid),

@@ -78,6 +78,19 @@ impl Validation {
         value.to_owned()
     }
 
+    /// A required `correlationID`.
+    pub fn correlation_id(&mut self, value: Option<&str>) -> Option<CorrelationId> {
+        match value {
+            None => {
+                self.add("correlationID", Problem::Required);
+                None
+            }
+            Some(c) => CorrelationId::parse("correlationID", c)
+                .map_err(|e| self.add(e.field, e.problem))
+                .ok(),
+        }
+    }
+
     pub fn finish(self) -> Result<(), Vec<FieldError>> {
         if self.0.is_empty() {
             Ok(())

@@ -9,7 +9,7 @@ use super::br_code::BrCode;
 use super::charges::MERCHANT_CITY;
 use super::clock::SharedClock;
 use super::pix_key::PixKey;
-use super::{CorrelationId, FieldError, Page, PageInfo, Problem, Validation, idempotency};
+use super::{FieldError, Page, PageInfo, Problem, Validation, idempotency};
 use crate::store::{self, Store, StoreError, charges::StaticQrRow, idempotency::Claim};
 
 #[derive(Debug, thiserror::Error)]
@@ -66,15 +66,7 @@ impl QrCodes {
     ) -> Result<(StaticQrRow, bool), QrCodeError> {
         let mut v = Validation::default();
         let name = v.text("name", new.name.as_deref(), 100);
-        let correlation_id = match new.correlation_id.as_deref() {
-            None => {
-                v.add("correlationID", Problem::Required);
-                None
-            }
-            Some(c) => CorrelationId::parse("correlationID", c)
-                .map_err(|e| v.add(e.field, e.problem))
-                .ok(),
-        };
+        let correlation_id = v.correlation_id(new.correlation_id.as_deref());
         if new.value.is_some_and(|x| x <= 0) {
             v.add("value", Problem::Invalid);
         }

@@ -7,7 +7,7 @@ use super::applications::Caller;
 use super::clock::SharedClock;
 use super::events;
 use super::ledger::{self, Kind, LedgerError, Movement};
-use super::{CorrelationId, FieldError, Problem, Validation, idempotency};
+use super::{FieldError, Problem, Validation, idempotency};
 use crate::store::{self, Store, StoreError, idempotency::Claim, ledger::TransactionRow};
 
 #[derive(Debug, thiserror::Error)]
@@ -84,15 +84,7 @@ impl Refunds {
         comment: Option<&str>,
     ) -> Result<(Refund, bool), RefundError> {
         let mut v = Validation::default();
-        let correlation_id = match correlation_id {
-            None => {
-                v.add("correlationID", Problem::Required);
-                None
-            }
-            Some(c) => CorrelationId::parse("correlationID", c)
-                .map_err(|e| v.add(e.field, e.problem))
-                .ok(),
-        };
+        let correlation_id = v.correlation_id(correlation_id);
         if value.is_some_and(|v| v <= 0) {
             v.add("value", Problem::Invalid);
         }
