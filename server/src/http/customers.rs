@@ -92,11 +92,13 @@ pub struct CustomersResponse {
     page_info: PageInfo,
 }
 
-/// Creates a customer; `correlationID` is unique per company (409 when taken).
+/// Creates a customer. Repeating it with the same `correlationID` and fields answers the
+/// existing customer with 200; other fields with a taken `correlationID` are 409.
 #[utoipa::path(
     post, path = "/api/v1/customer", tag = "customer", request_body = CustomerBody,
     security(("AppID" = ["CUSTOMER_POST"])),
-    responses((status = 201, body = CustomerResponse), (status = 400), (status = 401), (status = 403),
+    responses((status = 201, body = CustomerResponse), (status = 200, body = CustomerResponse, description = "existing customer"),
+              (status = 400), (status = 401), (status = 403),
               (status = 409, description = "CUSTOMER_ALREADY_EXISTS"))
 )]
 async fn create(
@@ -104,13 +106,18 @@ async fn create(
     caller: Caller,
     ApiJson(body): ApiJson<CustomerBody>,
 ) -> ApiResult<(StatusCode, ApiJson<CustomerResponse>)> {
-    let customer = state
+    let (customer, created) = state
         .services
         .customers
         .create(&caller, body.into())
         .await?;
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
     Ok((
-        StatusCode::CREATED,
+        status,
         ApiJson(CustomerResponse {
             customer: customer.into(),
         }),

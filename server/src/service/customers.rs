@@ -186,18 +186,45 @@ impl Customers {
     }
 
     #[instrument(name = "service.customers.create", skip_all, fields(company_id = %caller.company_id))]
+    /// Creates a customer. The same correlationID with the same fields answers the
+    /// existing customer (`Ok((customer, false))`); with other fields `AlreadyExists`.
     pub async fn create(
         &self,
         caller: &Caller,
         input: CustomerInput,
-    ) -> Result<Customer, CustomerError> {
+    ) -> Result<(Customer, bool), CustomerError> {
         let row = self
             .prepare(&caller.company_id, "", &input)
             .map_err(CustomerError::Validation)?;
         let mut tx = self.store.begin().await?;
-        store::customers::insert(&mut tx, &row).await?;
+        match store::customers::insert(&mut tx, &row).await {
+            Ok(()) => {}
+            Err(StoreError::Duplicate) => {
+                drop(tx);
+                let existing = store::customers::find(
+                    self.store.pool(),
+                    &caller.company_id,
+                    &row.correlation_id,
+                )
+                .await?
+                .ok_or(CustomerError::NotFound)?;
+                let same = (
+                    &existing.name,
+                    &existing.email,
+                    &existing.phone,
+                    &existing.tax_id,
+                    &existing.address,
+                ) == (&row.name, &row.email, &row.phone, &row.tax_id, &row.address);
+                return if same {
+                    Ok((customer(existing)?, false))
+                } else {
+                    Err(CustomerError::AlreadyExists)
+                };
+            }
+            Err(e) => return Err(e.into()),
+        }
         tx.commit().await.map_err(StoreError::from)?;
-        Ok(customer(row)?)
+        Ok((customer(row)?, true))
     }
 
     /// A customer of the company, read on the caller's connection.

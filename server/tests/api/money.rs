@@ -498,6 +498,19 @@ async fn customers_are_created_read_and_patched(db: Db) {
     .await;
     assert_eq!(created["customer"]["email"], "ana@example.com");
     assert_eq!(created["customer"]["taxID"], "111.444.777-35");
+    // The same correlationID and fields: the existing customer, nothing duplicated.
+    let again = json(
+        app.post(
+            "/api/v1/customer",
+            Some(&master),
+            json!({"name": "Ana Souza", "email": "Ana@Example.com", "taxID": "111.444.777-35", "correlationID": "ana",
+                   "address": {"city": "Recife", "state": "PE"}}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert_eq!(again["customer"]["id"], created["customer"]["id"]);
     assert_error(
         app.post(
             "/api/v1/customer",
