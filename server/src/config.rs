@@ -15,6 +15,24 @@ pub struct Settings {
     pub rate_limit: RateLimit,
     pub log: Log,
     pub console: Console,
+    pub plugins: Plugins,
+}
+
+/// Sandbox limits of every plugin call.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Plugins {
+    pub memory_mb: usize,
+    pub deadline_ms: u64,
+}
+
+impl Default for Plugins {
+    fn default() -> Self {
+        Self {
+            memory_mb: 16,
+            deadline_ms: 10,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -37,6 +37,11 @@ pub async fn start(settings: Settings) -> anyhow::Result<Running> {
     let options = service::Options {
         allow_private_networks: settings.webhooks.allow_private_networks,
         webhook_timeout: std::time::Duration::from_millis(settings.webhooks.timeout_ms),
+        plugin_limits: cofre_plugin_host::Limits {
+            memory_bytes: settings.plugins.memory_mb * 1024 * 1024,
+            deadline: std::time::Duration::from_millis(settings.plugins.deadline_ms),
+            ..Default::default()
+        },
     };
     let services = service::Services::with_options(
         store.clone(),

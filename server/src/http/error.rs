@@ -77,8 +77,10 @@ impl Lang {
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
-    pub code: &'static str,
+    pub code: std::borrow::Cow<'static, str>,
     pub arg: Option<String>,
+    /// A message written by a company rule (plugin), shown as it is.
+    pub rule_message: Option<String>,
     pub details: Vec<FieldError>,
     pub retry_after: Option<u64>,
     cause: Option<String>,
@@ -102,11 +104,21 @@ impl ApiError {
     pub fn new(status: StatusCode, code: &'static str) -> Self {
         Self {
             status,
-            code,
+            code: std::borrow::Cow::Borrowed(code),
             arg: None,
+            rule_message: None,
             details: Vec::new(),
             retry_after: None,
             cause: None,
+        }
+    }
+
+    /// A refusal by a company rule (plugin): its own code and message, 400.
+    pub fn rule(denial: crate::service::plugins::Denial) -> Self {
+        Self {
+            code: std::borrow::Cow::Owned(denial.code),
+            rule_message: Some(denial.message),
+            ..Self::new(StatusCode::BAD_REQUEST, "PLUGIN_DENIED")
         }
     }
 
@@ -146,11 +158,14 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let lang = Lang::current();
         if let Some(cause) = &self.cause {
-            tracing::error!(code = self.code, %cause, "request failed");
+            tracing::error!(code = %self.code, %cause, "request failed");
         }
         let body = Body {
-            error: message(self.code, self.arg.as_deref(), lang),
-            code: self.code,
+            error: self
+                .rule_message
+                .clone()
+                .unwrap_or_else(|| message(&self.code, self.arg.as_deref(), lang)),
+            code: &self.code,
             details: self
                 .details
                 .iter()
@@ -450,6 +465,7 @@ impl From<PixKeyServiceError> for ApiError {
             PixKeyServiceError::NotFound => ApiError::not_found("PIX_KEY_NOT_FOUND"),
             PixKeyServiceError::Account(e) => e.into(),
             PixKeyServiceError::Auth(e) => e.into(),
+            PixKeyServiceError::Denied(denial) => ApiError::rule(denial),
             PixKeyServiceError::Store(e) => ApiError::internal(e),
         }
     }
@@ -522,6 +538,7 @@ impl From<ChargeError> for ApiError {
                 ApiError::new(S::CONFLICT, "CHARGE_NOT_ACTIVE").with_arg(status)
             }
             ChargeError::Paid => ApiError::new(S::CONFLICT, "CHARGE_PAID"),
+            ChargeError::Denied(denial) => ApiError::rule(denial),
             ChargeError::Store(e) => ApiError::internal(e),
         }
     }
@@ -605,6 +622,7 @@ impl From<WithdrawError> for ApiError {
             WithdrawError::InvalidValue => ApiError::new(S::BAD_REQUEST, "WITHDRAW_VALUE_INVALID"),
             WithdrawError::InsufficientFunds => ApiError::new(S::BAD_REQUEST, "INSUFFICIENT_FUNDS"),
             WithdrawError::Account(e) => e.into(),
+            WithdrawError::Denied(denial) => ApiError::rule(denial),
             WithdrawError::Store(e) => ApiError::internal(e),
         }
     }

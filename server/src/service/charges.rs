@@ -11,6 +11,7 @@ use super::clock::SharedClock;
 use super::customers::{CustomerInput, Customers};
 use super::events;
 use super::ledger::{self, Kind, LedgerError, Movement};
+use super::plugins::{Denial, Plugins};
 use super::{FieldError, Page, PageInfo, Problem, Validation, idempotency};
 use crate::store::{
     self, Store, StoreError, charges::ChargeRow, idempotency::Claim, ledger::TransactionRow,
@@ -64,6 +65,8 @@ pub enum ChargeError {
     NotActive(&'static str),
     #[error("a charge that received money cannot be deleted")]
     Paid,
+    #[error("a company rule refused the charge: {0}")]
+    Denied(Denial),
     #[error(transparent)]
     Store(StoreError),
 }
@@ -150,13 +153,15 @@ fn new_txid() -> String {
 #[derive(Clone, Debug)]
 pub struct Charges {
     store: Store,
+    plugins: Plugins,
     clock: SharedClock,
     customers: Customers,
 }
 
 impl Charges {
-    pub fn new(store: Store, clock: SharedClock, customers: Customers) -> Self {
+    pub fn new(store: Store, clock: SharedClock, customers: Customers, plugins: Plugins) -> Self {
         Self {
+            plugins,
             store,
             clock,
             customers,
@@ -253,6 +258,42 @@ impl Charges {
         }));
 
         let now = self.clock.now_millis();
+        // Company rules may set the expiry, the comment and additional info, or refuse.
+        let shaped = self
+            .plugins
+            .shape_charge(
+                &caller.company_id,
+                cofre_plugin_host::ChargeDraft {
+                    now_ms: now,
+                    account_id: caller.account_id.clone(),
+                    correlation_id: correlation_id.as_str().to_owned(),
+                    value,
+                    comment: comment.clone(),
+                    expires_in,
+                    additional_info: new
+                        .additional_info
+                        .iter()
+                        .map(|i| (i.key.clone(), i.value.clone()))
+                        .collect(),
+                },
+            )
+            .await
+            .map_err(ChargeError::Denied)?;
+        let comment = shaped
+            .comment
+            .map(|c| c.chars().take(140).collect::<String>())
+            .filter(|c| !c.trim().is_empty());
+        let expires_in = if (MIN_EXPIRES_IN..=MAX_EXPIRES_IN).contains(&shaped.expires_in) {
+            shaped.expires_in
+        } else {
+            expires_in
+        };
+        let additional_info: Vec<AdditionalInfo> = shaped
+            .additional_info
+            .into_iter()
+            .take(10)
+            .map(|(key, value)| AdditionalInfo { key, value })
+            .collect();
         let id = store::new_id("chg");
         let mut tx = self.store.begin().await?;
         let claim = store::idempotency::claim(
@@ -329,7 +370,7 @@ impl Charges {
             pix_key: key.key,
             br_code,
             customer_id,
-            additional_info: serde_json::to_string(&new.additional_info).expect("serialises"),
+            additional_info: serde_json::to_string(&additional_info).expect("serialises"),
             expires_at: now + expires_in * 1000,
             paid_at: None,
             payment_id: None,

@@ -17,6 +17,7 @@ pub mod idempotency;
 pub mod ledger;
 pub mod pix_key;
 pub mod pix_keys;
+pub mod plugins;
 pub mod qr_codes;
 pub mod refunds;
 pub mod sandbox;
@@ -120,6 +121,7 @@ pub struct Services {
     pub statement: statement::Statement,
     pub sandbox: sandbox::Sandbox,
     pub webhooks: webhooks::Webhooks,
+    pub plugins: plugins::Plugins,
 }
 
 /// Settings the services take from the configuration.
@@ -127,6 +129,7 @@ pub struct Services {
 pub struct Options {
     pub allow_private_networks: bool,
     pub webhook_timeout: std::time::Duration,
+    pub plugin_limits: cofre_plugin_host::Limits,
 }
 
 impl Default for Options {
@@ -134,6 +137,7 @@ impl Default for Options {
         Self {
             allow_private_networks: true,
             webhook_timeout: std::time::Duration::from_secs(5),
+            plugin_limits: cofre_plugin_host::Limits::default(),
         }
     }
 }
@@ -152,28 +156,42 @@ impl Services {
         let accounts = accounts::Accounts::new(store.clone(), clock.clone());
         let directory = directory::Directory::new(store.clone(), clock.clone());
         let customers = customers::Customers::new(store.clone(), clock.clone());
+        let plugins = plugins::Plugins::new(store.clone(), clock.clone(), options.plugin_limits);
         Self {
-            charges: charges::Charges::new(store.clone(), clock.clone(), customers.clone()),
+            charges: charges::Charges::new(
+                store.clone(),
+                clock.clone(),
+                customers.clone(),
+                plugins.clone(),
+            ),
             qr_codes: qr_codes::QrCodes::new(store.clone(), clock.clone()),
             withdrawals: withdrawals::Withdrawals::new(
                 store.clone(),
                 clock.clone(),
                 accounts.clone(),
+                plugins.clone(),
             ),
             refunds: refunds::Refunds::new(store.clone(), clock.clone()),
             statement: statement::Statement::new(store.clone()),
             sandbox: sandbox::Sandbox::new(store.clone(), clock.clone()),
+            plugins: plugins.clone(),
             webhooks: webhooks::Webhooks::new(
                 store.clone(),
                 clock.clone(),
                 options.allow_private_networks,
                 options.webhook_timeout,
+                plugins.clone(),
             ),
             customers,
             companies: companies::Companies::new(store.clone()),
             users: users::Users::new(store.clone()),
             applications: applications::Applications::new(store.clone()),
-            pix_keys: pix_keys::PixKeys::new(store.clone(), clock.clone(), accounts.clone()),
+            pix_keys: pix_keys::PixKeys::new(
+                store.clone(),
+                clock.clone(),
+                accounts.clone(),
+                plugins.clone(),
+            ),
             withdraw_keys: withdraw_keys::WithdrawKeys::new(
                 store.clone(),
                 clock.clone(),

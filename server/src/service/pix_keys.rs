@@ -8,6 +8,7 @@ use super::accounts::{Account, AccountError, Accounts};
 use super::applications::{AuthError, Caller};
 use super::clock::SharedClock;
 use super::pix_key::{PixKey, PixKeyError, PixKeyType};
+use super::plugins::{Denial, Plugins};
 use super::tax_id::TaxId;
 use super::{FieldError, Problem};
 use crate::store::{self, Store, StoreError, pix_keys::PixKeyRow};
@@ -29,6 +30,8 @@ pub enum PixKeyServiceError {
     AlreadyExists,
     #[error("key not found")]
     NotFound,
+    #[error("a company rule refused the key: {0}")]
+    Denied(Denial),
     #[error(transparent)]
     Account(#[from] AccountError),
     #[error(transparent)]
@@ -64,13 +67,15 @@ fn view(row: PixKeyRow) -> Result<PixKeyView, StoreError> {
 #[derive(Clone, Debug)]
 pub struct PixKeys {
     store: Store,
+    plugins: Plugins,
     clock: SharedClock,
     accounts: Accounts,
 }
 
 impl PixKeys {
-    pub fn new(store: Store, clock: SharedClock, accounts: Accounts) -> Self {
+    pub fn new(store: Store, clock: SharedClock, accounts: Accounts, plugins: Plugins) -> Self {
         Self {
+            plugins,
             store,
             clock,
             accounts,
@@ -118,6 +123,18 @@ impl PixKeys {
                 PixKey::parse(kind, value).map_err(PixKeyServiceError::Invalid)?
             }
         };
+        self.plugins
+            .check_pix_key(
+                &caller.company_id,
+                cofre_plugin_host::PixKeyRequest {
+                    now_ms: self.clock.now_millis(),
+                    account_id: caller.account_id.clone(),
+                    key: key.as_str().to_owned(),
+                    key_type: kind.as_str().to_owned(),
+                },
+            )
+            .await
+            .map_err(PixKeyServiceError::Denied)?;
 
         let mut tx = self.store.begin().await?;
         // Serialises key changes of one account: the count and the default hold.

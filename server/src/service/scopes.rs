@@ -79,6 +79,10 @@ pub const SANDBOX_POST: Scope = scope(
 pub const WEBHOOK_GET: Scope = scope("WEBHOOK_GET", "Read webhooks and their deliveries");
 pub const WEBHOOK_POST: Scope = scope("WEBHOOK_POST", "Register webhooks and resend deliveries");
 pub const WEBHOOK_DELETE: Scope = scope("WEBHOOK_DELETE", "Delete webhooks");
+pub const PLUGIN_GET: Scope = master("PLUGIN_GET", "Read plugins and their invocations");
+pub const PLUGIN_POST: Scope = master("PLUGIN_POST", "Upload plugins");
+pub const PLUGIN_PUT: Scope = master("PLUGIN_PUT", "Bind plugins to hooks and accounts");
+pub const PLUGIN_DELETE: Scope = master("PLUGIN_DELETE", "Delete plugins");
 pub const FILE_POST: Scope = scope("FILE_POST", "Upload files");
 pub const SUBSCRIPTION_PAYMENT_BOOK_GET: Scope = scope(
     "SUBSCRIPTION_PAYMENT_BOOK_GET",
@@ -130,6 +134,10 @@ pub const GROUPS: &[ScopeGroup] = &[
     ScopeGroup {
         group: "SANDBOX",
         scopes: &[SANDBOX_POST],
+    },
+    ScopeGroup {
+        group: "PLUGIN",
+        scopes: &[PLUGIN_GET, PLUGIN_POST, PLUGIN_PUT, PLUGIN_DELETE],
     },
     ScopeGroup {
         group: "WEBHOOK",

@@ -10,6 +10,7 @@ use tracing::instrument;
 use super::applications::Caller;
 use super::clock::SharedClock;
 use super::events;
+use super::plugins::Plugins;
 use super::signing::Signer;
 use super::{FieldError, Page, PageInfo, Problem, Validation};
 use crate::store::{
@@ -120,6 +121,7 @@ pub struct Webhooks {
     clock: SharedClock,
     signer: Signer,
     http: reqwest::Client,
+    plugins: Plugins,
     timeout: Duration,
     allow_private_networks: bool,
 }
@@ -130,6 +132,7 @@ impl Webhooks {
         clock: SharedClock,
         allow_private_networks: bool,
         timeout: Duration,
+        plugins: Plugins,
     ) -> Self {
         let http = reqwest::Client::builder()
             .timeout(timeout)
@@ -138,6 +141,7 @@ impl Webhooks {
             .build()
             .expect("an HTTP client with default TLS-less settings builds");
         Self {
+            plugins,
             signer: Signer::new(store.clone()),
             store,
             clock,
@@ -365,6 +369,7 @@ impl Webhooks {
                 Outcome::Delivered => "delivered",
                 Outcome::Retry { .. } => "retry",
                 Outcome::GaveUp => "failed",
+                Outcome::Dropped => "dropped",
             })
             .increment(1);
         }
@@ -395,6 +400,29 @@ impl Webhooks {
     async fn attempt(&self, d: DueDelivery) -> Result<AttemptRecord, StoreError> {
         let attempt = d.attempts + 1;
         let body = self.payload_for(&d).await?;
+        // Company rules may add to the payload or decide not to send it.
+        let shaped = self
+            .plugins
+            .shape_webhook(
+                &d.webhook.company_id,
+                cofre_plugin_host::OutgoingEvent {
+                    now_ms: self.clock.now_millis(),
+                    event: d.event.clone(),
+                    payload: String::from_utf8_lossy(&body).into_owned(),
+                },
+            )
+            .await;
+        let Some(body) = shaped.map(String::into_bytes) else {
+            return Ok(AttemptRecord {
+                delivery_id: d.id,
+                attempt,
+                status_code: None,
+                latency_ms: 0,
+                error: Some("not sent: a company rule dropped the event".into()),
+                at: self.clock.now_millis(),
+                outcome: Outcome::Dropped,
+            });
+        };
         let (key_id, signature) = self.signer.sign(&body, self.clock.now_millis()).await?;
         let started = Instant::now();
         let url =

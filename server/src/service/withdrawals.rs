@@ -8,6 +8,7 @@ use super::applications::Caller;
 use super::clock::SharedClock;
 use super::events;
 use super::ledger::{self, Kind, LedgerError, Movement};
+use super::plugins::{Denial, Plugins};
 use super::withdraw_keys::withdraw_type_name;
 use crate::store::{self, Store, StoreError, ledger::TransactionRow};
 
@@ -21,6 +22,8 @@ pub enum WithdrawError {
     InvalidValue,
     #[error("the available balance is smaller than the value")]
     InsufficientFunds,
+    #[error("a company rule refused the withdrawal: {0}")]
+    Denied(Denial),
     #[error(transparent)]
     Account(#[from] AccountError),
     #[error(transparent)]
@@ -49,13 +52,72 @@ impl From<LedgerError> for WithdrawError {
 #[derive(Clone, Debug)]
 pub struct Withdrawals {
     store: Store,
+    plugins: Plugins,
     clock: SharedClock,
     accounts: Accounts,
 }
 
 impl Withdrawals {
-    pub fn new(store: Store, clock: SharedClock, accounts: Accounts) -> Self {
+    /// The `authorize-withdraw` hook, with what the rule needs to decide. Whatever it
+    /// cannot judge (unknown account, no key) is left to the withdrawal itself.
+    async fn ask_rules(
+        &self,
+        caller: &Caller,
+        account_id: &str,
+        value: Option<i64>,
+        now: i64,
+    ) -> Result<(), WithdrawError> {
+        let pool = self.store.pool();
+        let Ok(account) = store::accounts::get(pool, account_id).await else {
+            return Ok(());
+        };
+        if !self
+            .plugins
+            .any_bound(&account.company_id, "authorize-withdraw")
+            .await?
+        {
+            return Ok(());
+        }
+        let Some(key_id) = account
+            .withdraw_key_id
+            .clone()
+            .filter(|_| visible_to(caller, &account))
+        else {
+            return Ok(());
+        };
+        let key = store::withdraw_keys::get(pool, &key_id).await?;
+        let (available, blocked) = store::accounts::balance(pool, &account.id).await?;
+        let recent = store::ledger::times_of_kind(
+            pool,
+            &account.id,
+            Kind::PixOut.as_str(),
+            now - 86_400_000,
+        )
+        .await?;
+        let kind = super::pix_key::PixKeyType::parse(&key.kind)
+            .map(withdraw_type_name)
+            .unwrap_or("RANDOM");
+        self.plugins
+            .authorize_withdraw(
+                &account.company_id,
+                cofre_plugin_host::Withdrawal {
+                    now_ms: now,
+                    account_id: account.id.clone(),
+                    value: value.unwrap_or(available),
+                    withdraw_key: key.key,
+                    withdraw_key_type: kind.to_owned(),
+                    available,
+                    blocked,
+                    recent_withdrawals_ms: recent,
+                },
+            )
+            .await
+            .map_err(WithdrawError::Denied)
+    }
+
+    pub fn new(store: Store, clock: SharedClock, accounts: Accounts, plugins: Plugins) -> Self {
         Self {
+            plugins,
             store,
             clock,
             accounts,
@@ -76,6 +138,9 @@ impl Withdrawals {
             return Err(WithdrawError::InvalidValue);
         }
         let now = self.clock.now_millis();
+        // Company rules answer before the write transaction: a plugin call must never
+        // hold the database's write lock or one of its connections.
+        self.ask_rules(caller, account_id, value, now).await?;
         let mut tx = self.store.begin().await?;
         let account = store::accounts::get(&mut *tx, account_id).await?;
         if !visible_to(caller, &account) {

@@ -266,6 +266,7 @@ pub async fn record_attempt(
         Outcome::Delivered => ("DELIVERED", at, Some(at)),
         Outcome::Retry { at: next } => ("PENDING", next, None),
         Outcome::GaveUp => ("FAILED", at, None),
+        Outcome::Dropped => ("DROPPED", at, None),
     };
     // A webhook deleted meanwhile keeps its delivery canceled.
     sqlx::query(
@@ -285,8 +286,12 @@ pub async fn record_attempt(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Delivered,
-    Retry { at: i64 },
+    Retry {
+        at: i64,
+    },
     GaveUp,
+    /// A company rule (plugin) decided not to send the event.
+    Dropped,
 }
 
 /// Makes a delivery due now again (manual resend), whatever its state but CANCELED.

@@ -185,6 +185,27 @@ where
     .try_get("n")?)
 }
 
+/// When the account's movements of `kind` since `since` happened (Unix ms).
+pub async fn times_of_kind<'e, E>(
+    db: E,
+    account_id: &str,
+    kind: &str,
+    since: i64,
+) -> StoreResult<Vec<i64>>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let rows = sqlx::query(
+        "SELECT created_at FROM ledger_transactions WHERE account_id = $1 AND kind = $2 AND created_at >= $3 ORDER BY created_at",
+    )
+    .bind(account_id)
+    .bind(kind)
+    .bind(since)
+    .fetch_all(db)
+    .await?;
+    rows.iter().map(|r| Ok(r.try_get("created_at")?)).collect()
+}
+
 /// Sum of the refunds already made of a Pix in.
 pub async fn refunded_of<'e, E>(db: E, original_id: &str) -> StoreResult<i64>
 where

@@ -14,6 +14,7 @@ pub mod events;
 pub mod idempotency;
 pub mod ledger;
 pub mod pix_keys;
+pub mod plugins;
 pub mod sessions;
 pub mod users;
 pub mod withdraw_keys;
