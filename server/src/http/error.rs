@@ -80,10 +80,10 @@ pub struct ApiError {
     pub code: std::borrow::Cow<'static, str>,
     pub arg: Option<String>,
     /// A message written by a company rule (plugin), shown as it is.
-    pub rule_message: Option<String>,
+    pub rule_message: Option<Box<str>>,
     pub details: Vec<FieldError>,
-    pub retry_after: Option<u64>,
-    cause: Option<String>,
+    pub retry_after: Option<u32>,
+    cause: Option<Box<str>>,
 }
 
 #[derive(Serialize)]
@@ -117,7 +117,7 @@ impl ApiError {
     pub fn rule(denial: crate::service::plugins::Denial) -> Self {
         Self {
             code: std::borrow::Cow::Owned(denial.code),
-            rule_message: Some(denial.message),
+            rule_message: Some(denial.message.into()),
             ..Self::new(StatusCode::BAD_REQUEST, "PLUGIN_DENIED")
         }
     }
@@ -141,14 +141,14 @@ impl ApiError {
     /// A failure the client cannot fix: logged in full, answered generically.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         Self {
-            cause: Some(cause.to_string()),
+            cause: Some(cause.to_string().into()),
             ..Self::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR")
         }
     }
 
     pub fn too_many_requests(retry_after_secs: u64) -> Self {
         Self {
-            retry_after: Some(retry_after_secs),
+            retry_after: Some(u32::try_from(retry_after_secs).unwrap_or(u32::MAX)),
             ..Self::new(StatusCode::TOO_MANY_REQUESTS, "TOO_MANY_REQUESTS")
         }
     }
@@ -163,7 +163,8 @@ impl IntoResponse for ApiError {
         let body = Body {
             error: self
                 .rule_message
-                .clone()
+                .as_deref()
+                .map(str::to_owned)
                 .unwrap_or_else(|| message(&self.code, self.arg.as_deref(), lang)),
             code: &self.code,
             details: self

@@ -134,7 +134,7 @@ impl Plugins {
         }
         v.finish().map_err(PluginsError::Validation)?;
         let host = self.host().map_err(PluginsError::Refused)?;
-        let (label, bytes) = (format!("{name}"), component.clone());
+        let (label, bytes) = (name.clone(), component.clone());
         let ver = version.clone();
         let plugin = tokio::task::spawn_blocking(move || host.load(&label, &ver, &bytes))
             .await
