@@ -15,6 +15,7 @@ use crate::service::customers::CustomerError;
 use crate::service::directory::LookupError;
 use crate::service::pix_key::PixKeyError;
 use crate::service::pix_keys::PixKeyServiceError;
+use crate::service::plugins::PluginsError;
 use crate::service::qr_codes::QrCodeError;
 use crate::service::refunds::RefundError;
 use crate::service::sandbox::SandboxError;
@@ -348,6 +349,19 @@ pub fn message(code: &str, arg: Option<&str>, lang: Lang) -> String {
             "A URL do webhook aponta para um endereço privado ou local".into(),
             "The webhook URL points to a private or loopback address".into(),
         ),
+        "PLUGIN_NOT_FOUND" => ("Plugin não encontrado".into(), "Plugin not found".into()),
+        "PLUGIN_INVALID" => (
+            format!("O arquivo não é um componente válido da interface cofre:rules: {arg}"),
+            format!("The file is not a valid component of the cofre:rules interface: {arg}"),
+        ),
+        "PLUGIN_INTERFACE_UNSUPPORTED" => (
+            format!("Versão de interface não suportada: {arg}"),
+            format!("Unsupported interface version: {arg}"),
+        ),
+        "PLUGIN_FAILED" => (
+            "Uma regra da empresa falhou".into(),
+            "A company rule failed".into(),
+        ),
         "INTERNAL_ERROR" => (
             "Erro interno; tente novamente".into(),
             "Internal error; try again".into(),
@@ -640,6 +654,27 @@ impl From<WebhookError> for ApiError {
             WebhookError::DeliveryNotFound => ApiError::not_found("DELIVERY_NOT_FOUND"),
             WebhookError::ApplicationNotFound => ApiError::not_found("APPLICATION_NOT_FOUND"),
             WebhookError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<PluginsError> for ApiError {
+    fn from(err: PluginsError) -> Self {
+        use cofre_plugin_host::PluginError as P;
+        match err {
+            PluginsError::Validation(d) => ApiError::validation(d),
+            PluginsError::Refused(P::UnsupportedVersion(v)) => ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "PLUGIN_INTERFACE_UNSUPPORTED",
+            )
+            .with_arg(v),
+            PluginsError::Refused(e) => {
+                let text: String = e.to_string().chars().take(300).collect();
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "PLUGIN_INVALID").with_arg(text)
+            }
+            PluginsError::NotFound => ApiError::not_found("PLUGIN_NOT_FOUND"),
+            PluginsError::AccountNotFound => ApiError::not_found("ACCOUNT_NOT_FOUND"),
+            PluginsError::Store(e) => ApiError::internal(e),
         }
     }
 }

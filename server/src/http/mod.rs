@@ -12,6 +12,7 @@ pub mod error;
 pub mod json;
 pub mod ops;
 pub mod pix_keys;
+pub mod plugins;
 pub mod public;
 pub mod qr_codes;
 pub mod refunds;
@@ -77,6 +78,7 @@ impl FromRef<AppState> for LeptosOptions {
         (name = "qrcode", description = "Static QR codes"),
         (name = "refund", description = "Refunds of received Pix"),
         (name = "statement", description = "Statement and transactions"),
+        (name = "plugins", description = "Company rules as WebAssembly plugins (MASTER)"),
         (name = "webhook", description = "Webhooks, deliveries and signing keys"),
         (name = "sandbox", description = "Simulated payers and disputes (sandbox only)"),
         (name = "meta", description = "Change log and this document"),
@@ -113,6 +115,7 @@ pub fn api(sandbox: bool) -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(refunds::routes())
         .merge(statement::routes())
         .merge(webhooks::routes())
+        .merge(plugins::routes())
         .merge(changelog::routes())
         .merge(ops::api_routes());
     if sandbox {

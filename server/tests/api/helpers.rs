@@ -91,6 +91,8 @@ pub fn test_settings(db_url: &str) -> Settings {
     settings.server.bind = "127.0.0.1:0".into();
     settings.console.site_root = PathBuf::from("target/site");
     settings.sandbox.enabled = Some(true);
+    // Debug builds run plugins several times slower than release ones.
+    settings.plugins.deadline_ms = 1_000;
     settings
 }
 

@@ -15,6 +15,7 @@ mod errors;
 mod money;
 mod ops;
 mod pix_keys;
+mod plugins;
 mod receiver;
 mod store;
 mod webhooks;
