@@ -633,6 +633,84 @@ impl WebhookReport {
     }
 }
 
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginReport {
+    pub component: String,
+    pub calls: usize,
+    /// Per call: a fresh store, instantiation from the pre-linked component, the call.
+    pub p50_us: f64,
+    pub p99_us: f64,
+    pub mean_us: f64,
+    /// One thread calling back to back.
+    pub calls_per_second_one_core: f64,
+}
+
+/// `cofre bench plugins`: the overhead a trivial allow-all plugin adds to the withdraw
+/// path (`authorize-withdraw`), measured call by call on one thread.
+pub fn plugins(component: &std::path::Path, calls: usize) -> anyhow::Result<PluginReport> {
+    use cofre_plugin_host::{Decision, Host, Limits, Withdrawal};
+    let bytes =
+        std::fs::read(component).with_context(|| format!("reading {}", component.display()))?;
+    let host = Host::new(Limits::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let plugin = host
+        .load("bench", "1.0.0", &bytes)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let config = std::collections::HashMap::new();
+    let input = Withdrawal {
+        now_ms: 0,
+        account_id: "acc_bench".into(),
+        value: 100,
+        withdraw_key: "a@b.com".into(),
+        withdraw_key_type: "EMAIL".into(),
+        available: 1000,
+        blocked: 0,
+        recent_withdrawals_ms: vec![],
+    };
+    for _ in 0..200 {
+        host.authorize_withdraw(&plugin, &config, &input)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    let mut latencies = Vec::with_capacity(calls);
+    let started = Instant::now();
+    for _ in 0..calls {
+        let t = Instant::now();
+        let (decision, _) = host
+            .authorize_withdraw(&plugin, &config, &input)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        latencies.push(t.elapsed());
+        anyhow::ensure!(decision == Decision::Allow, "the bench plugin must allow");
+    }
+    let total = started.elapsed();
+    latencies.sort();
+    let pct = |p: f64| {
+        latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)].as_secs_f64()
+            * 1e6
+    };
+    Ok(PluginReport {
+        component: component.display().to_string(),
+        calls,
+        p50_us: pct(0.50),
+        p99_us: pct(0.99),
+        mean_us: total.as_secs_f64() * 1e6 / calls as f64,
+        calls_per_second_one_core: calls as f64 / total.as_secs_f64(),
+    })
+}
+
+impl PluginReport {
+    pub fn table(&self) -> String {
+        format!(
+            "{} · {} calls of authorize-withdraw (fresh store + instantiate + call)\np50 {:.1} µs  p99 {:.1} µs  mean {:.1} µs  {:.0} calls/s on one core\n",
+            self.component,
+            self.calls,
+            self.p50_us,
+            self.p99_us,
+            self.mean_us,
+            self.calls_per_second_one_core
+        )
+    }
+}
+
 impl BenchReport {
     pub fn table(&self) -> String {
         let mut out = format!(

@@ -104,6 +104,20 @@ pub enum BenchCommand {
         #[command(flatten)]
         out: JsonFlag,
     },
+    /// Overhead of a trivial allow-all plugin on the withdraw path (fresh store,
+    /// instantiate, call), one thread.
+    Plugins {
+        /// The component (default: the pix-key-policy example, which allows withdrawals).
+        #[arg(
+            long,
+            default_value = "plugins/examples/target/wasm32-wasip2/release/pix_key_policy.wasm"
+        )]
+        component: PathBuf,
+        #[arg(long, default_value_t = 20_000)]
+        calls: usize,
+        #[command(flatten)]
+        out: JsonFlag,
+    },
     /// Drain a backlog of committed events to a local receiver that answers 200 at once.
     Webhooks {
         #[arg(long, default_value_t = 100_000)]
@@ -467,6 +481,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 ceiling_seconds,
             )
             .await?;
+            print(out.json, serde_json::to_value(&report)?, || report.table());
+        }
+        Command::Bench(BenchCommand::Plugins {
+            component,
+            calls,
+            out,
+        }) => {
+            let report =
+                tokio::task::spawn_blocking(move || crate::bench::plugins(&component, calls))
+                    .await??;
             print(out.json, serde_json::to_value(&report)?, || report.table());
         }
         Command::Bench(BenchCommand::Webhooks {

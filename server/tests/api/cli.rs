@@ -554,3 +554,28 @@ async fn bench_webhooks_drains_its_backlog(db: Db) {
     assert_eq!(delivered, 60);
 }
 db_test!(bench_webhooks_drains_its_backlog);
+
+#[tokio::test]
+async fn bench_plugins_measures_the_allow_all_call() {
+    let component = format!(
+        "{}/../plugins/examples/target/wasm32-wasip2/release/pix_key_policy.wasm",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_cofre"))
+        .args([
+            "bench",
+            "plugins",
+            "--component",
+            &component,
+            "--calls",
+            "50",
+            "--json",
+        ])
+        .output()
+        .await
+        .unwrap();
+    let report = stdout_json(&out);
+    assert_eq!(report["calls"], 50);
+    assert!(report["p99Us"].as_f64().unwrap() >= report["p50Us"].as_f64().unwrap());
+    assert!(report["callsPerSecondOneCore"].as_f64().unwrap() > 0.0);
+}
