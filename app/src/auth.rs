@@ -2,73 +2,48 @@
 
 use leptos::prelude::*;
 
-use crate::backend::ConsoleUser;
+#[cfg(feature = "ssr")]
+use crate::api::{USER_KEY, backend, reply, session};
+use crate::backend::{ConsoleError, ConsoleUser};
 
 #[cfg(feature = "ssr")]
-const USER_KEY: &str = "user_id";
-
-#[cfg(feature = "ssr")]
-fn backend() -> Result<crate::backend::Backend, ServerFnError> {
-    use_context::<crate::backend::Backend>()
-        .ok_or_else(|| ServerFnError::new("console backend missing from context"))
+fn session_error(e: impl std::fmt::Display) -> ConsoleError {
+    use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+    ConsoleError::from_server_fn_error(ServerFnErrorErr::ServerError(format!("session: {e}")))
 }
 
-#[cfg(feature = "ssr")]
-async fn session() -> Result<tower_sessions::Session, ServerFnError> {
-    leptos_axum::extract::<tower_sessions::Session>()
-        .await
-        .map_err(|e| ServerFnError::new(format!("session: {e}")))
-}
-
-/// Signs in and rotates the session id (no session fixation); redirects home.
+/// Signs in and rotates the session id (no session fixation); redirects home. A wrong
+/// password answers 401; repeated failures lock the email (429).
 #[server(prefix = "/console/fn", endpoint = "sign_in")]
-pub async fn sign_in(email: String, password: String) -> Result<(), ServerFnError> {
-    let user_id = backend()?.sign_in(&email, &password).await.map_err(|e| {
-        // A wrong password is the client's mistake: 401, not the default 500.
-        if e == crate::backend::ConsoleError::InvalidCredentials
-            && let Some(response) = use_context::<leptos_axum::ResponseOptions>()
-        {
-            response.set_status(http::StatusCode::UNAUTHORIZED);
-        }
-        ServerFnError::new(e.to_string())
-    })?;
+pub async fn sign_in(email: String, password: String) -> Result<(), ConsoleError> {
+    let user_id = reply(backend()?.sign_in(&email, &password).await)?;
     let session = session().await?;
-    session
-        .cycle_id()
-        .await
-        .map_err(|e| ServerFnError::new(e.to_string()))?;
+    session.cycle_id().await.map_err(session_error)?;
     session
         .insert(USER_KEY, user_id)
         .await
-        .map_err(|e| ServerFnError::new(e.to_string()))?;
+        .map_err(session_error)?;
     leptos_axum::redirect("/");
     Ok(())
 }
 
 #[server(prefix = "/console/fn", endpoint = "sign_out")]
-pub async fn sign_out() -> Result<(), ServerFnError> {
-    session()
-        .await?
-        .flush()
-        .await
-        .map_err(|e| ServerFnError::new(e.to_string()))?;
+pub async fn sign_out() -> Result<(), ConsoleError> {
+    session().await?.flush().await.map_err(session_error)?;
     leptos_axum::redirect("/login");
     Ok(())
 }
 
 /// The signed-in user, or `None`.
 #[server(prefix = "/console/fn", endpoint = "current_user")]
-pub async fn current_user() -> Result<Option<ConsoleUser>, ServerFnError> {
-    let session = session().await?;
-    let user_id: Option<String> = session
+pub async fn current_user() -> Result<Option<ConsoleUser>, ConsoleError> {
+    let user_id: Option<String> = session()
+        .await?
         .get(USER_KEY)
         .await
-        .map_err(|e| ServerFnError::new(e.to_string()))?;
+        .map_err(session_error)?;
     let Some(user_id) = user_id else {
         return Ok(None);
     };
-    backend()?
-        .user(&user_id)
-        .await
-        .map_err(|e| ServerFnError::new(e.to_string()))
+    reply(backend()?.user(&user_id).await)
 }

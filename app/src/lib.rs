@@ -6,8 +6,10 @@
 
 #![recursion_limit = "256"]
 
+pub mod api;
 pub mod auth;
 pub mod backend;
+pub mod i18n;
 pub mod pages;
 
 use leptos::prelude::*;
@@ -22,7 +24,7 @@ pub const SERVER_FN_PREFIX: &str = "/console/fn";
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     view! {
         <!DOCTYPE html>
-        <html lang="pt-BR">
+        <html lang=i18n::detect().tag()>
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
@@ -40,14 +42,21 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    provide_context(i18n::detect());
     view! {
         <Stylesheet id="cofre" href="/pkg/cofre.css"/>
         <Title text="Cofre"/>
         <Router>
             <main>
-                <Routes fallback=|| view! { <p class="empty">"Página não encontrada."</p> }>
-                    <Route path=path!("/") view=pages::Home/>
+                <Routes fallback=|| view! { <p class="empty">{i18n::t("Página não encontrada.", "Page not found.")}</p> }>
+                    <Route path=path!("/") view=pages::campaigns::Campaigns/>
                     <Route path=path!("/login") view=pages::Login/>
+                    <Route path=path!("/campaigns/new") view=pages::campaigns::NewCampaignPage/>
+                    <Route path=path!("/api-plugins") view=pages::applications::Applications/>
+                    <Route path=path!("/plugins") view=pages::plugins::Plugins/>
+                    <Route path=path!("/webhooks") view=pages::webhooks::Webhooks/>
+                    <Route path=path!("/users") view=pages::users::Users/>
+                    <Route path=path!("/support") view=pages::support::Support/>
                 </Routes>
             </main>
         </Router>

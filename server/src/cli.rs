@@ -11,6 +11,7 @@ use crate::config::Settings;
 use crate::service::applications::NewApplication;
 use crate::service::companies::NewCompany;
 use crate::service::features::Feature;
+use crate::service::users::UserError;
 use crate::service::{Services, demo, directory};
 use crate::store::Store;
 
@@ -54,6 +55,9 @@ pub enum Command {
     /// Bank accounts.
     #[command(subcommand)]
     Account(AccountCommand),
+    /// Console users.
+    #[command(subcommand)]
+    User(UserCommand),
     /// The simulated Pix directory (DICT).
     #[command(subcommand)]
     Dict(DictCommand),
@@ -206,6 +210,19 @@ pub enum ApplicationCommand {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum UserCommand {
+    /// Create a platform SUPPORT user (features, withdraw key API, audit trail).
+    CreateSupport {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        password: String,
+        #[command(flatten)]
+        out: JsonFlag,
+    },
+}
+
+#[derive(Subcommand, Debug)]
 pub enum AccountCommand {
     /// Enable or disable an account's withdraw key API (`/api/v1/pix-keys/withdraw`).
     WithdrawKeyApi {
@@ -279,6 +296,28 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 served = running.task => served??,
                 _ = tokio::signal::ctrl_c() => tracing::info!("shutting down"),
             }
+        }
+        Command::User(UserCommand::CreateSupport {
+            email,
+            password,
+            out,
+        }) => {
+            let services = services(&settings).await?;
+            let user = services
+                .users
+                .create_support(&email, &password)
+                .await
+                .map_err(|e| match e {
+                    UserError::Validation(details) => {
+                        anyhow::anyhow!("invalid {}", fields(&details))
+                    }
+                    other => anyhow::Error::new(other),
+                })?;
+            print(
+                out.json,
+                json!({ "userId": user.id, "email": user.email, "role": "SUPPORT" }),
+                || format!("support user {} created", user.email),
+            );
         }
         Command::Migrate(out) => {
             let services = services(&settings).await?;
@@ -520,11 +559,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let demo = demo::ensure(&services, &base_url).await?;
             print(out.json, serde_json::to_value(&demo)?, || {
                 format!(
-                    "Demo company {} ready.\n  Console: {}/login  ({} / {})\n  MASTER AppID: {}\n  Try: curl -H 'Authorization: {}' {}/api/v1/application/scopes",
+                    "Demo company {} ready.\n  Console: {}/login  ({} / {}; also {} without API_PLUGINS, and support {})\n  MASTER AppID: {}\n  Try: curl -H 'Authorization: {}' {}/api/v1/application/scopes",
                     demo.company_id,
                     demo.base_url,
                     demo.admin_email,
                     demo.admin_password,
+                    demo.member_email,
+                    demo.support_email,
                     demo.master_app_id,
                     demo.master_app_id,
                     demo.base_url

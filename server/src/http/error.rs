@@ -11,6 +11,7 @@ use crate::service::accounts::AccountError;
 use crate::service::applications::{ApplicationError, AuthError};
 use crate::service::charges::ChargeError;
 use crate::service::companies::CompanyError;
+use crate::service::console::ConsoleError;
 use crate::service::customers::CustomerError;
 use crate::service::directory::LookupError;
 use crate::service::pix_key::PixKeyError;
@@ -20,6 +21,7 @@ use crate::service::qr_codes::QrCodeError;
 use crate::service::refunds::RefundError;
 use crate::service::sandbox::SandboxError;
 use crate::service::statement::StatementError;
+use crate::service::users::UserError;
 use crate::service::webhooks::WebhookError;
 use crate::service::withdraw_keys::WithdrawKeyError;
 use crate::service::withdrawals::WithdrawError;
@@ -155,6 +157,33 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// The same answer for a console server fn: status, code, translated message and
+    /// field messages. A 5xx is logged here and answered generically.
+    pub fn into_console(self, lang: Lang) -> cofre_app::backend::ConsoleError {
+        if let Some(cause) = &self.cause {
+            tracing::error!(code = %self.code, %cause, "console action failed");
+        }
+        cofre_app::backend::ConsoleError::Refused {
+            status: self.status.as_u16(),
+            message: self
+                .rule_message
+                .as_deref()
+                .map(str::to_owned)
+                .unwrap_or_else(|| message(&self.code, self.arg.as_deref(), lang)),
+            fields: self
+                .details
+                .iter()
+                .map(|d| cofre_app::backend::FieldMessage {
+                    field: d.field.clone(),
+                    message: problem(d.problem, lang),
+                })
+                .collect(),
+            code: self.code.into_owned(),
+        }
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let lang = Lang::current();
@@ -238,6 +267,31 @@ pub fn message(code: &str, arg: Option<&str>, lang: Lang) -> String {
             "Request body too large".into(),
         ),
         "NOT_FOUND" => ("Recurso não encontrado".into(), "Resource not found".into()),
+        "NOT_SIGNED_IN" => (
+            "Sessão expirada; entre novamente".into(),
+            "Session expired; sign in again".into(),
+        ),
+        "INVALID_CREDENTIALS" => (
+            "Email ou senha incorretos".into(),
+            "Wrong email or password".into(),
+        ),
+        "SIGN_IN_LOCKED" => (
+            format!("Muitas tentativas erradas; tente de novo em {arg} segundos"),
+            format!("Too many failed attempts; try again in {arg} seconds"),
+        ),
+        "CONSOLE_PERMISSION_MISSING" => (
+            format!("Seu usuário não tem a permissão {arg}"),
+            format!("Your user does not have the {arg} permission"),
+        ),
+        "CSRF_REJECTED" => (
+            "Requisição de outra origem recusada".into(),
+            "Cross-origin request refused".into(),
+        ),
+        "MAIN_ACCOUNT_NOT_A_CAMPAIGN" => (
+            "A conta principal não é uma campanha e não pode ser encerrada".into(),
+            "The main account is not a campaign and cannot be ended".into(),
+        ),
+        "USER_NOT_FOUND" => ("Usuário não encontrado".into(), "User not found".into()),
         "ROUTE_NOT_FOUND" => ("Rota não encontrada".into(), "Route not found".into()),
         "METHOD_NOT_ALLOWED" => ("Método não permitido".into(), "Method not allowed".into()),
         "ACCOUNT_NOT_FOUND" => ("Conta não encontrada".into(), "Account not found".into()),
@@ -437,6 +491,49 @@ impl From<CompanyError> for ApiError {
             CompanyError::NotFound => ApiError::not_found("COMPANY_NOT_FOUND"),
             CompanyError::AccountNotFound => ApiError::not_found("ACCOUNT_NOT_FOUND"),
             CompanyError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<UserError> for ApiError {
+    fn from(err: UserError) -> Self {
+        match err {
+            UserError::InvalidCredentials => {
+                ApiError::new(StatusCode::UNAUTHORIZED, "INVALID_CREDENTIALS")
+            }
+            UserError::LockedOut { retry_after_secs } => ApiError {
+                retry_after: Some(u32::try_from(retry_after_secs).unwrap_or(u32::MAX)),
+                ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, "SIGN_IN_LOCKED")
+                    .with_arg(retry_after_secs.to_string())
+            },
+            UserError::NotFound => ApiError::not_found("USER_NOT_FOUND"),
+            UserError::Validation(details) => ApiError::validation(details),
+            UserError::EmailTaken => ApiError::new(StatusCode::CONFLICT, "EMAIL_ALREADY_EXISTS"),
+            UserError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<ConsoleError> for ApiError {
+    fn from(err: ConsoleError) -> Self {
+        match err {
+            ConsoleError::NotSignedIn => ApiError::new(StatusCode::UNAUTHORIZED, "NOT_SIGNED_IN"),
+            ConsoleError::PermissionMissing(what) => {
+                ApiError::new(StatusCode::FORBIDDEN, "CONSOLE_PERMISSION_MISSING").with_arg(what)
+            }
+            ConsoleError::MainAccountNotACampaign => {
+                ApiError::new(StatusCode::BAD_REQUEST, "MAIN_ACCOUNT_NOT_A_CAMPAIGN")
+            }
+            ConsoleError::AccountNotFound => ApiError::not_found("ACCOUNT_NOT_FOUND"),
+            ConsoleError::CompanyNotFound => ApiError::not_found("COMPANY_NOT_FOUND"),
+            ConsoleError::Validation(details) => ApiError::validation(details),
+            ConsoleError::User(e) => e.into(),
+            ConsoleError::Account(e) => e.into(),
+            ConsoleError::Application(e) => e.into(),
+            ConsoleError::PixKey(e) => e.into(),
+            ConsoleError::WithdrawKey(e) => e.into(),
+            ConsoleError::Company(e) => e.into(),
+            ConsoleError::Store(e) => ApiError::internal(e),
         }
     }
 }
@@ -694,6 +791,7 @@ mod tests {
             include_str!("mod.rs"),
             include_str!("charges.rs"),
             include_str!("auth.rs"),
+            include_str!("console/mod.rs"),
         ];
         let mut codes = Vec::new();
         for source in sources {

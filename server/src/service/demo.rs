@@ -15,6 +15,9 @@ pub const COMPANY_TAX_ID: &str = "11.222.333/0001-81";
 pub const ADMIN_EMAIL: &str = "admin@demo.cofre.dev";
 pub const ADMIN_PASSWORD: &str = "cofre-demo-2026";
 const MASTER_NAME: &str = "Demo MASTER";
+/// A company user without API_PLUGINS, and platform support; same password as the admin.
+pub const MEMBER_EMAIL: &str = "membro@demo.cofre.dev";
+pub const SUPPORT_EMAIL: &str = "suporte@cofre.dev";
 /// The main account's Pix key, the one demo charges use.
 pub const DEMO_PIX_KEY: &str = "cobranca@demo.cofre.dev";
 
@@ -27,6 +30,8 @@ pub struct DemoCompany {
     pub master_app_id: String,
     pub admin_email: String,
     pub admin_password: String,
+    pub member_email: String,
+    pub support_email: String,
     pub base_url: String,
 }
 
@@ -133,6 +138,23 @@ pub async fn ensure(services: &Services, base_url: &str) -> Result<DemoCompany, 
         .users
         .reset_password(ADMIN_EMAIL, ADMIN_PASSWORD)
         .await?;
+    for (email, support) in [(MEMBER_EMAIL, false), (SUPPORT_EMAIL, true)] {
+        let created = if support {
+            services.users.create_support(email, ADMIN_PASSWORD).await
+        } else {
+            services
+                .users
+                .create(&company.id, email, ADMIN_PASSWORD, "MEMBER", false)
+                .await
+        };
+        match created {
+            Ok(_) => {}
+            Err(UserError::EmailTaken) => {
+                services.users.reset_password(email, ADMIN_PASSWORD).await?
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
     let main_account = crate::store::accounts::main_of(services.store.pool(), &company.id)
         .await
         .map_err(CompanyError::from)?;
@@ -182,6 +204,8 @@ pub async fn ensure(services: &Services, base_url: &str) -> Result<DemoCompany, 
         master_app_id: issued.app_id,
         admin_email: ADMIN_EMAIL.into(),
         admin_password: ADMIN_PASSWORD.into(),
+        member_email: MEMBER_EMAIL.into(),
+        support_email: SUPPORT_EMAIL.into(),
         base_url: base_url.to_owned(),
     })
 }

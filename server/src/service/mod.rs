@@ -8,6 +8,7 @@ pub mod br_code;
 pub mod charges;
 pub mod clock;
 pub mod companies;
+pub mod console;
 pub mod customers;
 pub mod demo;
 pub mod directory;

@@ -12,8 +12,10 @@ pub const API_PLUGINS: &str = "API_PLUGINS";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
-    /// Administers one company; grants API_PLUGINS to its users.
+    /// Administers one company: manages its users and grants API_PLUGINS.
     Admin,
+    /// A user of one company without user administration.
+    Member,
     /// Platform support: enables features and the withdraw key API.
     Support,
 }
@@ -22,6 +24,7 @@ impl Role {
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Admin => "ADMIN",
+            Role::Member => "MEMBER",
             Role::Support => "SUPPORT",
         }
     }
@@ -29,6 +32,7 @@ impl Role {
     pub fn parse(s: &str) -> Option<Role> {
         match s {
             "ADMIN" => Some(Role::Admin),
+            "MEMBER" => Some(Role::Member),
             "SUPPORT" => Some(Role::Support),
             _ => None,
         }
@@ -41,6 +45,12 @@ pub enum UserError {
     InvalidCredentials,
     #[error("user not found")]
     NotFound,
+    #[error("too many failed sign-ins; try again in {retry_after_secs} s")]
+    LockedOut { retry_after_secs: u64 },
+    #[error("invalid fields")]
+    Validation(Vec<super::FieldError>),
+    #[error("email already in use")]
+    EmailTaken,
     #[error(transparent)]
     Store(StoreError),
 }
@@ -122,10 +132,20 @@ impl Users {
     }
 
     /// Checks email and password. A wrong email costs the same hashing work as a wrong
-    /// password, so the answer time does not tell which one was wrong.
+    /// password, so the answer time does not tell which one was wrong. After
+    /// [`MAX_FAILURES`] failures inside [`FAILURE_WINDOW_MS`] the email is locked for
+    /// [`LOCK_MS`], known or not, and not even a right password opens it.
     #[instrument(name = "service.users.sign_in", skip_all)]
     pub async fn sign_in(&self, email: &str, password: &str) -> Result<User, UserError> {
         let email = email.trim().to_lowercase();
+        let now = store::now_millis();
+        if let Some(until) = store::users::sign_in_failures(self.store.pool(), &email)
+            .await?
+            .and_then(|f| f.locked_until)
+            .filter(|until| *until > now)
+        {
+            return Err(locked(until, now));
+        }
         let row = store::users::find_by_email(self.store.pool(), &email).await?;
         let hash = match &row {
             Some(row) => row.password_hash.clone(),
@@ -136,9 +156,145 @@ impl Users {
             .await
             .unwrap_or(false);
         match row {
-            Some(row) if ok => self.get(&row.id).await,
-            _ => Err(UserError::InvalidCredentials),
+            Some(row) if ok => {
+                store::users::clear_sign_in_failures(self.store.pool(), &email).await?;
+                self.get(&row.id).await
+            }
+            _ => {
+                let lock = store::users::record_sign_in_failure(
+                    self.store.pool(),
+                    &email,
+                    now,
+                    FAILURE_WINDOW_MS,
+                    MAX_FAILURES,
+                    LOCK_MS,
+                )
+                .await?;
+                match lock {
+                    Some(until) => {
+                        tracing::warn!("console sign-in locked after repeated failures");
+                        Err(locked(until, now))
+                    }
+                    None => Err(UserError::InvalidCredentials),
+                }
+            }
         }
+    }
+
+    /// The users of a company, by email.
+    pub async fn list(&self, company_id: &str) -> Result<Vec<User>, UserError> {
+        let rows = store::users::list_for_company(self.store.pool(), company_id).await?;
+        let mut users = Vec::with_capacity(rows.len());
+        for row in rows {
+            users.push(self.get(&row.id).await?);
+        }
+        Ok(users)
+    }
+
+    /// Adds a user to a company (`ADMIN` or `MEMBER`), optionally with API_PLUGINS.
+    #[instrument(name = "service.users.create", skip_all, fields(company_id = %company_id))]
+    pub async fn create(
+        &self,
+        company_id: &str,
+        email: &str,
+        password: &str,
+        role: &str,
+        api_plugins: bool,
+    ) -> Result<User, UserError> {
+        let mut v = Validation::default();
+        let email = parse_email(&mut v, "email", email);
+        check_password(&mut v, "password", password);
+        let role = match Role::parse(role.trim()) {
+            Some(r @ (Role::Admin | Role::Member)) => Some(r),
+            Some(Role::Support) => {
+                v.add("role", Problem::NotAllowedForType);
+                None
+            }
+            None => {
+                v.add("role", Problem::UnknownValue);
+                None
+            }
+        };
+        v.finish().map_err(UserError::Validation)?;
+        self.insert(
+            Some(company_id),
+            &email,
+            password,
+            role.expect("validated"),
+            api_plugins,
+        )
+        .await
+    }
+
+    /// A platform support user (`cofre user create-support`, `cofre demo`).
+    pub async fn create_support(&self, email: &str, password: &str) -> Result<User, UserError> {
+        let mut v = Validation::default();
+        let email = parse_email(&mut v, "email", email);
+        check_password(&mut v, "password", password);
+        v.finish().map_err(UserError::Validation)?;
+        self.insert(None, &email, password, Role::Support, false)
+            .await
+    }
+
+    async fn insert(
+        &self,
+        company_id: Option<&str>,
+        email: &str,
+        password: &str,
+        role: Role,
+        api_plugins: bool,
+    ) -> Result<User, UserError> {
+        let password = password.to_owned();
+        let password_hash = tokio::task::spawn_blocking(move || hash_password(&password))
+            .await
+            .map_err(|e| StoreError::Corrupt(format!("hashing a password: {e}")))?;
+        let now = store::now_millis();
+        let row = store::users::UserRow {
+            id: store::new_id("usr"),
+            company_id: company_id.map(str::to_owned),
+            email: email.to_owned(),
+            password_hash,
+            role: role.as_str().to_owned(),
+            created_at: now,
+        };
+        let mut tx = self.store.begin().await?;
+        store::users::insert(&mut tx, &row)
+            .await
+            .map_err(|e| match e {
+                StoreError::Duplicate => UserError::EmailTaken,
+                other => other.into(),
+            })?;
+        if api_plugins {
+            store::users::grant(&mut tx, &row.id, API_PLUGINS, now).await?;
+        }
+        tx.commit().await.map_err(|e| match StoreError::from(e) {
+            StoreError::Duplicate => UserError::EmailTaken,
+            other => other.into(),
+        })?;
+        tracing::info!(user_id = %row.id, role = role.as_str(), "console user created");
+        self.get(&row.id).await
+    }
+
+    /// Grants or revokes a permission of a user of `company_id`.
+    pub async fn set_permission(
+        &self,
+        company_id: &str,
+        user_id: &str,
+        permission: &str,
+        granted: bool,
+    ) -> Result<User, UserError> {
+        let user = self.get(user_id).await?;
+        if user.company_id.as_deref() != Some(company_id) {
+            return Err(UserError::NotFound);
+        }
+        let mut tx = self.store.begin().await?;
+        if granted {
+            store::users::grant(&mut tx, user_id, permission, store::now_millis()).await?;
+        } else {
+            store::users::revoke(&mut tx, user_id, permission).await?;
+        }
+        tx.commit().await.map_err(StoreError::from)?;
+        self.get(user_id).await
     }
 
     pub async fn get(&self, id: &str) -> Result<User, UserError> {
@@ -163,6 +319,17 @@ impl Users {
         store::users::set_password_hash(&mut tx, &row.id, &hash_password(password)).await?;
         tx.commit().await.map_err(StoreError::from)?;
         Ok(())
+    }
+}
+
+/// Failed sign-ins that lock an email, inside this window, for this long.
+pub const MAX_FAILURES: i64 = 5;
+pub const FAILURE_WINDOW_MS: i64 = 15 * 60_000;
+pub const LOCK_MS: i64 = 15 * 60_000;
+
+fn locked(until: i64, now: i64) -> UserError {
+    UserError::LockedOut {
+        retry_after_secs: u64::try_from((until - now + 999) / 1000).unwrap_or(1),
     }
 }
 

@@ -59,6 +59,16 @@ pub fn withdraw_type_name(kind: PixKeyType) -> &'static str {
     }
 }
 
+/// A withdraw key that passed every check and is ready to be saved.
+#[derive(Debug)]
+pub struct CheckedWithdrawKey(WithdrawKeyRow);
+
+impl CheckedWithdrawKey {
+    pub fn key(&self) -> (&str, &str) {
+        (&self.0.key, &self.0.kind)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct WithdrawKeys {
     store: Store,
@@ -133,13 +143,35 @@ impl WithdrawKeys {
     ) -> Result<Account, WithdrawKeyError> {
         let account = self.enabled_account(caller).await?;
         let key = Self::parse_key(kind, value)?;
-        if store::withdraw_keys::find_for_company(
-            self.store.pool(),
-            &account.company_id,
-            key.as_str(),
-        )
-        .await?
-        .is_some()
+        let checked = self.check_new(caller, &account.company_id, key).await?;
+        self.save(&account.id, checked).await?;
+        self.account_view(&account.id).await
+    }
+
+    /// The checks of `POST /api/v1/pix-keys/withdraw` for a key written in any format,
+    /// except the per-account API switch: rule 3 governs the API endpoints, and the
+    /// console's campaign wizard (a company admin) creates the account it is for.
+    /// Nothing is saved; [`Self::save`] does that.
+    pub async fn check_for_console(
+        &self,
+        caller: &Caller,
+        value: &str,
+    ) -> Result<CheckedWithdrawKey, WithdrawKeyError> {
+        let key = Self::parse_key(None, Some(value))?;
+        self.check_new(caller, &caller.company_id, key).await
+    }
+
+    /// Not yet the company's, not one of Cofre's own keys, found in the directory (paying
+    /// from the holder's bucket) and held by the company itself.
+    async fn check_new(
+        &self,
+        caller: &Caller,
+        company_id: &str,
+        key: PixKey,
+    ) -> Result<CheckedWithdrawKey, WithdrawKeyError> {
+        if store::withdraw_keys::find_for_company(self.store.pool(), company_id, key.as_str())
+            .await?
+            .is_some()
         {
             return Err(WithdrawKeyError::AlreadyExists);
         }
@@ -157,21 +189,30 @@ impl WithdrawKeys {
         if lookup.owner.internal {
             return Err(WithdrawKeyError::Internal);
         }
-        let company = store::companies::get(self.store.pool(), &account.company_id).await?;
+        let company = store::companies::get(self.store.pool(), company_id).await?;
         if lookup.owner.tax_id.as_str() != company.tax_id {
             return Err(WithdrawKeyError::HolderMismatch);
         }
-
-        let row = WithdrawKeyRow {
+        Ok(CheckedWithdrawKey(WithdrawKeyRow {
             id: store::new_id("wdk"),
-            company_id: account.company_id.clone(),
+            company_id: company_id.to_owned(),
             key: lookup.key.as_str().to_owned(),
             kind: lookup.key.kind().as_str().to_owned(),
             holder_name: lookup.owner.name.clone(),
             holder_tax_id: lookup.owner.tax_id.as_str().to_owned(),
             ispb: lookup.owner.psp.clone(),
             created_at: self.clock.now_millis(),
-        };
+        }))
+    }
+
+    /// Registers a checked key for its company and selects it for `account_id`, all or
+    /// nothing.
+    pub async fn save(
+        &self,
+        account_id: &str,
+        checked: CheckedWithdrawKey,
+    ) -> Result<(), WithdrawKeyError> {
+        let row = checked.0;
         let mut tx = self.store.begin().await?;
         store::withdraw_keys::insert(&mut tx, &row)
             .await
@@ -179,13 +220,13 @@ impl WithdrawKeys {
                 StoreError::Duplicate => WithdrawKeyError::AlreadyExists,
                 other => other.into(),
             })?;
-        store::accounts::select_withdraw_key(&mut tx, &account.id, &row.id).await?;
+        store::accounts::select_withdraw_key(&mut tx, account_id, &row.id).await?;
         tx.commit().await.map_err(|e| match StoreError::from(e) {
             StoreError::Duplicate => WithdrawKeyError::AlreadyExists,
             other => other.into(),
         })?;
         tracing::info!(key_type = %row.kind, "withdraw key registered and selected");
-        self.account_view(&account.id).await
+        Ok(())
     }
 
     /// `PUT /api/v1/pix-keys/withdraw`: selects a key the company already registered.

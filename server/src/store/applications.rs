@@ -129,3 +129,26 @@ pub async fn set_active(tx: &mut Tx, id: &str, active: bool, at: i64) -> StoreRe
     }
     Ok(())
 }
+
+/// Replaces the scopes and the IP allow-list (both JSON arrays).
+pub async fn set_access(
+    tx: &mut Tx,
+    id: &str,
+    scopes: &str,
+    allowed_ips: &str,
+    at: i64,
+) -> StoreResult<()> {
+    let done = sqlx::query(
+        "UPDATE applications SET scopes = $1, allowed_ips = $2, updated_at = $3 WHERE id = $4",
+    )
+    .bind(scopes)
+    .bind(allowed_ips)
+    .bind(at)
+    .bind(id)
+    .execute(&mut **tx)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}

@@ -94,3 +94,14 @@ pub async fn disable_feature(tx: &mut Tx, company_id: &str, feature: &str) -> St
         .await?;
     Ok(())
 }
+
+/// Every company, by name (support's list).
+pub async fn list_all<'e, E>(db: E) -> StoreResult<Vec<CompanyRow>>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let rows = sqlx::query("SELECT id, name, tax_id, created_at FROM companies ORDER BY name, id")
+        .fetch_all(db)
+        .await?;
+    rows.iter().map(company).collect()
+}

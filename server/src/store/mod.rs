@@ -5,6 +5,7 @@
 
 pub mod accounts;
 pub mod applications;
+pub mod audit;
 pub mod charges;
 pub mod companies;
 pub mod customers;

@@ -99,3 +99,102 @@ pub async fn grant(tx: &mut Tx, user_id: &str, permission: &str, at: i64) -> Sto
     .await?;
     Ok(())
 }
+
+pub async fn revoke(tx: &mut Tx, user_id: &str, permission: &str) -> StoreResult<()> {
+    sqlx::query("DELETE FROM user_permissions WHERE user_id = $1 AND permission = $2")
+        .bind(user_id)
+        .bind(permission)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// The users of a company, by email.
+pub async fn list_for_company<'e, E>(db: E, company_id: &str) -> StoreResult<Vec<UserRow>>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM users WHERE company_id = $1 ORDER BY email"
+    ))
+    .bind(company_id)
+    .fetch_all(db)
+    .await?;
+    rows.iter().map(user).collect()
+}
+
+/// Failed sign-ins of one email: how many since `window_start`, and the lock if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignInFailures {
+    pub failures: i64,
+    pub window_start: i64,
+    pub locked_until: Option<i64>,
+}
+
+pub async fn sign_in_failures<'e, E>(db: E, email: &str) -> StoreResult<Option<SignInFailures>>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let row = sqlx::query(
+        "SELECT failures, window_start, locked_until FROM sign_in_failures WHERE email = $1",
+    )
+    .bind(email)
+    .fetch_optional(db)
+    .await?;
+    row.map(|r| {
+        Ok(SignInFailures {
+            failures: r.try_get("failures")?,
+            window_start: r.try_get("window_start")?,
+            locked_until: r.try_get("locked_until")?,
+        })
+    })
+    .transpose()
+}
+
+/// Counts one failed sign-in atomically: a failure older than `window_ms` starts a new
+/// window; the `max`-th failure inside a window locks the email for `lock_ms`.
+/// Answers the lock, if the email is now locked.
+pub async fn record_sign_in_failure<'e, E>(
+    db: E,
+    email: &str,
+    now: i64,
+    window_ms: i64,
+    max: i64,
+    lock_ms: i64,
+) -> StoreResult<Option<i64>>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let row = sqlx::query(
+        "INSERT INTO sign_in_failures (email, failures, window_start, locked_until) \
+         VALUES ($1, 1, $2, NULL) ON CONFLICT (email) DO UPDATE SET \
+         failures = CASE WHEN sign_in_failures.window_start <= $3 THEN 1 \
+                    ELSE sign_in_failures.failures + 1 END, \
+         window_start = CASE WHEN sign_in_failures.window_start <= $3 THEN $2 \
+                        ELSE sign_in_failures.window_start END, \
+         locked_until = CASE WHEN sign_in_failures.window_start > $3 \
+                             AND sign_in_failures.failures + 1 >= $4 THEN $5 \
+                        ELSE sign_in_failures.locked_until END \
+         RETURNING locked_until",
+    )
+    .bind(email)
+    .bind(now)
+    .bind(now - window_ms)
+    .bind(max)
+    .bind(now + lock_ms)
+    .fetch_one(db)
+    .await?;
+    let locked_until: Option<i64> = row.try_get("locked_until")?;
+    Ok(locked_until.filter(|until| *until > now))
+}
+
+pub async fn clear_sign_in_failures<'e, E>(db: E, email: &str) -> StoreResult<()>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    sqlx::query("DELETE FROM sign_in_failures WHERE email = $1")
+        .bind(email)
+        .execute(db)
+        .await?;
+    Ok(())
+}

@@ -43,7 +43,14 @@ async fn migrate_runs_on_a_fresh_database_and_again(db: Db) {
         let out = stdout_json(&cofre(&test_db.url, &["migrate", "--json"]).await);
         assert_eq!(
             out["migrations"],
-            serde_json::json!(["foundation", "campaigns", "money", "events", "plugins"])
+            serde_json::json!([
+                "foundation",
+                "campaigns",
+                "money",
+                "events",
+                "plugins",
+                "console"
+            ])
         );
     }
 }

@@ -77,3 +77,881 @@ async fn sign_in_sets_a_session_and_the_landing_page_shows_the_company(db: Db) {
     assert!(!anonymous.contains("Empresa 0"));
 }
 db_test!(sign_in_sets_a_session_and_the_landing_page_shows_the_company);
+
+const PASSWORD: &str = "correct horse battery";
+
+async fn accounts_of(app: &TestApp, company_id: &str) -> i64 {
+    cofre_server::store::accounts::count_for_company(app.services.store.pool(), company_id)
+        .await
+        .unwrap()
+}
+
+async fn applications_of(
+    app: &TestApp,
+    company_id: &str,
+) -> Vec<cofre_server::service::applications::Application> {
+    app.services.applications.list(company_id).await.unwrap()
+}
+
+async fn five_failures_lock_an_email_even_for_the_right_password(db: Db) {
+    let app = spawn_app(db).await;
+    app.company(0, true).await;
+    for _ in 0..4 {
+        assert_refused(
+            app.sign_in("admin0@example.com", "wrong password").await,
+            401,
+            "INVALID_CREDENTIALS",
+        )
+        .await;
+    }
+    let locked = app.sign_in("admin0@example.com", "wrong password").await;
+    assert!(locked.headers().contains_key("retry-after") || locked.status() == 429);
+    assert_refused(locked, 429, "SIGN_IN_LOCKED").await;
+    assert_refused(
+        app.sign_in("ADMIN0@example.com", PASSWORD).await,
+        429,
+        "SIGN_IN_LOCKED",
+    )
+    .await;
+    let stored = cofre_server::store::users::sign_in_failures(
+        app.services.store.pool(),
+        "admin0@example.com",
+    )
+    .await
+    .unwrap()
+    .expect("failures recorded");
+    assert_eq!(stored.failures, 5);
+    assert!(stored.locked_until.unwrap() > cofre_server::store::now_millis());
+
+    // An unknown email locks the same way, so the lock tells nothing about who exists.
+    for _ in 0..4 {
+        assert_refused(
+            app.sign_in("ghost@example.com", "x").await,
+            401,
+            "INVALID_CREDENTIALS",
+        )
+        .await;
+    }
+    assert_refused(
+        app.sign_in("ghost@example.com", "x").await,
+        429,
+        "SIGN_IN_LOCKED",
+    )
+    .await;
+
+    // Another user is not affected, and a success clears that user's failures.
+    app.company(1, true).await;
+    assert_refused(
+        app.sign_in("admin1@example.com", "nope").await,
+        401,
+        "INVALID_CREDENTIALS",
+    )
+    .await;
+    app.console("admin1@example.com", PASSWORD).await;
+    assert!(
+        cofre_server::store::users::sign_in_failures(
+            app.services.store.pool(),
+            "admin1@example.com"
+        )
+        .await
+        .unwrap()
+        .is_none()
+    );
+}
+db_test!(five_failures_lock_an_email_even_for_the_right_password);
+
+async fn server_fns_need_a_session_and_refuse_other_sites(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    for name in [
+        "applications",
+        "campaigns",
+        "users",
+        "support",
+        "webhooks",
+        "plugins",
+    ] {
+        assert_refused(app.anonymous_call(name, &[]).await, 401, "NOT_SIGNED_IN").await;
+    }
+    let console = app.console("admin0@example.com", PASSWORD).await;
+    let before = applications_of(&app, &company.id).await.len();
+    let form = [("name", "Forjada"), ("kind", "MASTER"), ("account_id", "")];
+    for (header, value) in [
+        ("origin", "http://evil.example"),
+        ("sec-fetch-site", "cross-site"),
+        ("sec-fetch-site", "same-site"),
+    ] {
+        let response = console
+            .request("create_application")
+            .header(header, value)
+            .form(&form)
+            .send()
+            .await
+            .unwrap();
+        assert_error(response, 403, "CSRF_REJECTED").await;
+    }
+    assert_eq!(applications_of(&app, &company.id).await.len(), before);
+    // The console's own origin passes.
+    let same = console
+        .request("create_application")
+        .header("origin", app.base.clone())
+        .header("sec-fetch-site", "same-origin")
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(same.status(), 200);
+    assert_eq!(applications_of(&app, &company.id).await.len(), before + 1);
+
+    // Refusals follow the console's language cookie.
+    let member_refusal = app
+        .client
+        .post(app.url("/console/fn/support"))
+        .header("accept", "application/json")
+        .header("cookie", format!("{}; cofre_lang=en", console.cookie))
+        .send()
+        .await
+        .unwrap();
+    let refused = assert_refused(member_refusal, 403, "CONSOLE_PERMISSION_MISSING").await;
+    assert_eq!(
+        refused["message"],
+        "Your user does not have the SUPPORT permission"
+    );
+
+    // Signing out ends the session for good.
+    let out = console.call("sign_out", &[]).await.status();
+    assert!(out.is_success() || out.is_redirection(), "{out}");
+    assert_refused(
+        console.call("applications", &[]).await,
+        401,
+        "NOT_SIGNED_IN",
+    )
+    .await;
+}
+db_test!(server_fns_need_a_session_and_refuse_other_sites);
+
+async fn a_session_of_company_a_never_reads_or_changes_company_b(db: Db) {
+    let app = spawn_app(db).await;
+    let a = app.company(0, true).await;
+    let b = app.company(1, true).await;
+    let b_master = app.master(&b).await;
+    let (b_account, _) = app.campaign(&b_master).await;
+    let b_caller = app
+        .services
+        .applications
+        .authenticate(Some(&b_master))
+        .await
+        .unwrap();
+    let b_webhook = app
+        .services
+        .webhooks
+        .create(
+            &b_caller,
+            cofre_server::service::webhooks::NewWebhook {
+                name: Some("B".into()),
+                event: Some("OPENPIX:CHARGE_COMPLETED".into()),
+                url: Some("https://example.com/hook".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let b_app = applications_of(&app, &b.id).await.remove(0);
+    let b_admin = app.services.users.list(&b.id).await.unwrap().remove(0);
+
+    let console = app.console("admin0@example.com", PASSWORD).await;
+    let apps = console.ok("applications", &[]).await;
+    let listed: Vec<&str> = apps["applications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap())
+        .collect();
+    assert!(!listed.contains(&b_app.id.as_str()));
+    assert_eq!(apps["main_account_id"], a.main_account_id.as_str());
+    let campaigns = console.ok("campaigns", &[]).await;
+    assert!(
+        campaigns
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["account_id"] != b_account.as_str()
+                && c["account_id"] != b.main_account_id.as_str())
+    );
+    let webhooks = console.ok("webhooks", &[]).await;
+    assert_eq!(webhooks["webhooks"], serde_json::json!([]));
+    let users = console.ok("users", &[]).await;
+    assert!(
+        users
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|u| u["email"] != "admin1@example.com")
+    );
+
+    let b_id = b_app.id.as_str();
+    type Refusal<'a> = (&'a str, Vec<(&'a str, &'a str)>, u16, &'a str);
+    let refusals: Vec<Refusal> = vec![
+        (
+            "set_application_access",
+            vec![("application", b_id), ("scopes[]", "FILE_POST")],
+            404,
+            "APPLICATION_NOT_FOUND",
+        ),
+        (
+            "set_application_active",
+            vec![("application", b_id), ("active", "false")],
+            404,
+            "APPLICATION_NOT_FOUND",
+        ),
+        (
+            "rotate_secret",
+            vec![("application", b_id)],
+            404,
+            "APPLICATION_NOT_FOUND",
+        ),
+        (
+            "create_application",
+            vec![("name", "x"), ("kind", "API"), ("account_id", &b_account)],
+            404,
+            "ACCOUNT_NOT_FOUND",
+        ),
+        (
+            "end_campaign",
+            vec![("account", &b_account)],
+            404,
+            "ACCOUNT_NOT_FOUND",
+        ),
+        (
+            "delete_webhook",
+            vec![("webhook", &b_webhook.id)],
+            404,
+            "WEBHOOK_NOT_FOUND",
+        ),
+        (
+            "deliveries",
+            vec![("webhook", &b_webhook.id)],
+            404,
+            "WEBHOOK_NOT_FOUND",
+        ),
+        (
+            "set_api_plugins",
+            vec![("user", &b_admin.id), ("granted", "false")],
+            404,
+            "USER_NOT_FOUND",
+        ),
+        (
+            "set_feature",
+            vec![
+                ("company", &b.id),
+                ("feature", "BAAS"),
+                ("enabled", "false"),
+            ],
+            403,
+            "CONSOLE_PERMISSION_MISSING",
+        ),
+        (
+            "set_withdraw_key_api",
+            vec![("account", &b_account), ("enabled", "true")],
+            403,
+            "CONSOLE_PERMISSION_MISSING",
+        ),
+    ];
+    for (name, form, status, code) in refusals {
+        assert_refused(console.call(name, &form).await, status, code).await;
+    }
+    // Company B is exactly as it was.
+    let after = applications_of(&app, &b.id).await;
+    let same = after.iter().find(|a| a.id == b_app.id).unwrap();
+    assert!(same.is_active);
+    assert_eq!(same.scopes, b_app.scopes);
+    assert_eq!(after.len(), 2);
+    assert!(
+        app.services
+            .webhooks
+            .list(
+                &b_caller,
+                None,
+                cofre_server::service::Page { skip: 0, limit: 10 }
+            )
+            .await
+            .unwrap()
+            .0
+            .len()
+            == 1
+    );
+    let b_keys = app.list_pix_keys(&b_master).await;
+    assert_eq!(b_keys.status(), 200);
+    assert!(
+        app.get(&format!("/api/v1/account/{b_account}"), Some(&b_master))
+            .await
+            .status()
+            == 200
+    );
+    let b_user = app.services.users.get(&b_admin.id).await.unwrap();
+    assert!(b_user.permissions.contains(&"API_PLUGINS".to_owned()));
+    let b_company = app.services.companies.get(&b.id).await.unwrap();
+    assert!(b_company.features.contains(&"BAAS".to_owned()));
+}
+db_test!(a_session_of_company_a_never_reads_or_changes_company_b);
+
+async fn a_user_without_api_plugins_gets_403_until_the_admin_grants_it(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let admin = app.console("admin0@example.com", PASSWORD).await;
+    // Bad input for a new user: every field at once, nothing saved.
+    let bad = assert_refused(
+        admin
+            .call(
+                "create_user",
+                &[
+                    ("email", "nope"),
+                    ("password", "short"),
+                    ("role", "SUPPORT"),
+                ],
+            )
+            .await,
+        400,
+        "VALIDATION_ERROR",
+    )
+    .await;
+    assert_eq!(bad["fields"].as_array().unwrap().len(), 3, "{bad}");
+    assert_eq!(app.services.users.list(&company.id).await.unwrap().len(), 1);
+    let member = admin
+        .ok(
+            "create_user",
+            &[
+                ("email", "Membro@Example.com"),
+                ("password", PASSWORD),
+                ("role", "MEMBER"),
+            ],
+        )
+        .await;
+    assert_eq!(member["email"], "membro@example.com");
+    assert_eq!(member["api_plugins"], false);
+    assert_refused(
+        admin
+            .call(
+                "create_user",
+                &[
+                    ("email", "membro@example.com"),
+                    ("password", PASSWORD),
+                    ("role", "MEMBER"),
+                ],
+            )
+            .await,
+        409,
+        "EMAIL_ALREADY_EXISTS",
+    )
+    .await;
+
+    let m = app.console("membro@example.com", PASSWORD).await;
+    let master_before = applications_of(&app, &company.id).await.len();
+    for (name, form) in [
+        ("applications", vec![]),
+        (
+            "create_application",
+            vec![("name", "x"), ("kind", "MASTER")],
+        ),
+        ("plugins", vec![]),
+        ("webhooks", vec![]),
+        (
+            "create_webhook",
+            vec![
+                ("name", "x"),
+                ("event", "OPENPIX:CHARGE_COMPLETED"),
+                ("url", "https://example.com/"),
+            ],
+        ),
+        (
+            "start_campaign",
+            vec![
+                ("campaign[name]", "x"),
+                ("campaign[key_type]", "EVP"),
+                ("campaign[key]", ""),
+                ("campaign[withdraw_key]", ""),
+            ],
+        ),
+        (
+            "end_campaign",
+            vec![("account", company.main_account_id.as_str())],
+        ),
+    ] {
+        let refused =
+            assert_refused(m.call(name, &form).await, 403, "CONSOLE_PERMISSION_MISSING").await;
+        assert!(
+            refused["message"].as_str().unwrap().contains("API_PLUGINS"),
+            "{refused}"
+        );
+    }
+    assert_refused(
+        m.call("users", &[]).await,
+        403,
+        "CONSOLE_PERMISSION_MISSING",
+    )
+    .await;
+    assert_refused(
+        m.call("support", &[]).await,
+        403,
+        "CONSOLE_PERMISSION_MISSING",
+    )
+    .await;
+    assert_eq!(
+        applications_of(&app, &company.id).await.len(),
+        master_before
+    );
+    assert_eq!(accounts_of(&app, &company.id).await, 1);
+    // Reading the campaigns needs no permission.
+    assert_eq!(m.ok("campaigns", &[]).await.as_array().unwrap().len(), 1);
+
+    // The admin cannot lock themselves out of API/Plugins.
+    let me = app.services.users.list(&company.id).await.unwrap();
+    let admin_id = me
+        .iter()
+        .find(|u| u.email == "admin0@example.com")
+        .unwrap()
+        .id
+        .clone();
+    let member_id = me
+        .iter()
+        .find(|u| u.email == "membro@example.com")
+        .unwrap()
+        .id
+        .clone();
+    assert_refused(
+        admin
+            .call(
+                "set_api_plugins",
+                &[("user", &admin_id), ("granted", "false")],
+            )
+            .await,
+        400,
+        "VALIDATION_ERROR",
+    )
+    .await;
+    let granted = admin
+        .ok(
+            "set_api_plugins",
+            &[("user", &member_id), ("granted", "true")],
+        )
+        .await;
+    assert_eq!(granted["api_plugins"], true);
+    assert_eq!(
+        m.ok("applications", &[]).await["applications"]
+            .as_array()
+            .unwrap()
+            .len(),
+        master_before
+    );
+    let trail = cofre_server::store::audit::list(app.services.store.pool(), Some(&company.id), 10)
+        .await
+        .unwrap();
+    assert_eq!(trail[0].action, "PERMISSION_GRANTED");
+    assert_eq!(trail[0].target, "membro@example.com");
+    assert_eq!(trail[0].actor_email, "admin0@example.com");
+    assert_eq!(trail[1].action, "USER_CREATED");
+}
+db_test!(a_user_without_api_plugins_gets_403_until_the_admin_grants_it);
+
+async fn scopes_ips_and_status_edited_in_the_console_bind_the_api_at_once(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let console = app.console("admin0@example.com", PASSWORD).await;
+    let issued = console
+        .ok(
+            "create_application",
+            &[("name", "Integração"), ("kind", "API"), ("account_id", "")],
+        )
+        .await;
+    let app_id = issued["app_id"].as_str().unwrap().to_owned();
+    let id = issued["application"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        issued["application"]["account_id"],
+        company.main_account_id.as_str()
+    );
+    assert_eq!(issued["application"]["scopes"], serde_json::json!([]));
+    assert_eq!(app.list_pix_keys(&app_id).await.status(), 200);
+
+    // Invalid edits change nothing.
+    let bad = assert_refused(
+        console
+            .call(
+                "set_application_access",
+                &[
+                    ("application", &id),
+                    ("scopes[]", "NO_SUCH_SCOPE"),
+                    ("scopes[]", "APPLICATION_ROTATE_POST"),
+                    ("allowed_ips", "not-an-ip"),
+                ],
+            )
+            .await,
+        400,
+        "VALIDATION_ERROR",
+    )
+    .await;
+    assert_eq!(bad["fields"].as_array().unwrap().len(), 3, "{bad}");
+    assert_eq!(app.list_pix_keys(&app_id).await.status(), 200);
+
+    let edited = console
+        .ok(
+            "set_application_access",
+            &[
+                ("application", &id),
+                ("scopes[]", "FILE_POST"),
+                ("scopes[]", "PIX_KEY_POST"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        edited["scopes"],
+        serde_json::json!(["FILE_POST", "PIX_KEY_POST"])
+    );
+    assert_error(app.list_pix_keys(&app_id).await, 403, "SCOPE_MISSING").await;
+    let stored = applications_of(&app, &company.id).await;
+    assert_eq!(
+        stored.iter().find(|a| a.id == id).unwrap().scopes,
+        ["FILE_POST", "PIX_KEY_POST"]
+    );
+
+    console
+        .ok(
+            "set_application_access",
+            &[
+                ("application", &id),
+                ("scopes[]", "PIX_KEY_GET"),
+                ("allowed_ips", "10.0.0.0/8\n192.168.0.1"),
+            ],
+        )
+        .await;
+    assert_error(app.list_pix_keys(&app_id).await, 403, "IP_NOT_ALLOWED").await;
+    console
+        .ok(
+            "set_application_access",
+            &[("application", &id), ("allowed_ips", "")],
+        )
+        .await;
+    assert_eq!(app.list_pix_keys(&app_id).await.status(), 200);
+
+    console
+        .ok(
+            "set_application_active",
+            &[("application", &id), ("active", "false")],
+        )
+        .await;
+    assert_error(
+        app.list_pix_keys(&app_id).await,
+        401,
+        "APPLICATION_INACTIVE",
+    )
+    .await;
+    console
+        .ok(
+            "set_application_active",
+            &[("application", &id), ("active", "true")],
+        )
+        .await;
+
+    let rotated = console.ok("rotate_secret", &[("application", &id)]).await;
+    let new_app_id = rotated["app_id"].as_str().unwrap();
+    assert_ne!(new_app_id, app_id);
+    assert_error(app.list_pix_keys(&app_id).await, 401, "APP_ID_INVALID").await;
+    assert_eq!(app.list_pix_keys(new_app_id).await.status(), 200);
+
+    // A MASTER application is always bound to the main account.
+    let master = console
+        .ok(
+            "create_application",
+            &[("name", "Central"), ("kind", "MASTER")],
+        )
+        .await;
+    assert_eq!(master["application"]["kind"], "MASTER");
+    assert_eq!(
+        master["application"]["account_id"],
+        company.main_account_id.as_str()
+    );
+    assert_refused(
+        console
+            .call("create_application", &[("name", ""), ("kind", "ROOT")])
+            .await,
+        400,
+        "VALIDATION_ERROR",
+    )
+    .await;
+}
+db_test!(scopes_ips_and_status_edited_in_the_console_bind_the_api_at_once);
+
+async fn the_campaign_wizard_runs_the_seed_flow_in_one_go(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    app.directory(&[
+        ("tesouraria@empresa0.com.br", "EMAIL", CNPJS[0]),
+        ("outro@banco.com.br", "EMAIL", CNPJS[2]),
+    ])
+    .await;
+    let console = app.console("admin0@example.com", PASSWORD).await;
+    let wizard =
+        |name: &'static str, kind: &'static str, key: &'static str, withdraw: &'static str| {
+            [
+                ("campaign[name]", name),
+                ("campaign[key_type]", kind),
+                ("campaign[key]", key),
+                ("campaign[withdraw_key]", withdraw),
+            ]
+        };
+
+    // Refusals first: each leaves no account behind.
+    for (form, status, code) in [
+        (
+            wizard("", "EMAIL", "not an email", ""),
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            wizard("Natal", "CPF", "111.444.777-35", ""),
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            wizard("Natal", "EMAIL", "outro@banco.com.br", ""),
+            409,
+            "PIX_KEY_ALREADY_EXISTS",
+        ),
+        (
+            wizard(
+                "Natal",
+                "EMAIL",
+                "natal@empresa0.com.br",
+                "outro@banco.com.br",
+            ),
+            400,
+            "WITHDRAW_KEY_HOLDER_MISMATCH",
+        ),
+    ] {
+        assert_refused(console.call("start_campaign", &form).await, status, code).await;
+        assert_eq!(accounts_of(&app, &company.id).await, 1, "{form:?}");
+    }
+    assert_eq!(applications_of(&app, &company.id).await.len(), 0);
+
+    let created = console
+        .ok(
+            "start_campaign",
+            &wizard(
+                "Natal",
+                "EMAIL",
+                "Natal@Empresa0.com.br",
+                "tesouraria@empresa0.com.br",
+            ),
+        )
+        .await;
+    let account_id = created["account_id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        created["pix_key"],
+        serde_json::json!(["natal@empresa0.com.br", "EMAIL"])
+    );
+    assert_eq!(
+        created["withdraw_key"],
+        serde_json::json!(["tesouraria@empresa0.com.br", "EMAIL"])
+    );
+    assert_eq!(created["application"]["application"]["kind"], "API");
+    assert_eq!(
+        created["application"]["application"]["account_id"],
+        account_id.as_str()
+    );
+    let campaign_app = created["application"]["app_id"].as_str().unwrap();
+    // The AppID works on the API and sees exactly its account's key.
+    let keys = json(app.list_pix_keys(campaign_app).await, 200).await;
+    assert_eq!(keys["account"]["accountId"], account_id.as_str());
+    assert_eq!(keys["pixKeys"][0]["key"], "natal@empresa0.com.br");
+    let row = cofre_server::store::accounts::get(app.services.store.pool(), &account_id)
+        .await
+        .unwrap();
+    assert!(row.withdraw_key_id.is_some());
+    assert!(!row.withdraw_key_api_enabled);
+
+    // The dashboard shows it; EVP campaigns get a generated key.
+    let evp = console
+        .ok("start_campaign", &wizard("Páscoa", "EVP", "", ""))
+        .await;
+    assert_eq!(evp["pix_key"][1], "EVP");
+    assert_eq!(evp["withdraw_key"], serde_json::Value::Null);
+    let campaigns = console.ok("campaigns", &[]).await;
+    let listed = campaigns.as_array().unwrap();
+    assert_eq!(listed.len(), 3);
+    let natal = listed
+        .iter()
+        .find(|c| c["account_id"] == account_id.as_str())
+        .unwrap();
+    assert_eq!(
+        natal["pix_keys"],
+        serde_json::json!([["natal@empresa0.com.br", "EMAIL"]])
+    );
+    assert_eq!(
+        natal["withdraw_key"],
+        serde_json::json!(["tesouraria@empresa0.com.br", "EMAIL"])
+    );
+    assert_eq!(natal["flows"].as_array().unwrap().len(), 14);
+
+    // Ending it deletes its keys: nobody can pay them again.
+    assert_refused(
+        console
+            .call("end_campaign", &[("account", &company.main_account_id)])
+            .await,
+        400,
+        "MAIN_ACCOUNT_NOT_A_CAMPAIGN",
+    )
+    .await;
+    assert_eq!(
+        console
+            .ok("end_campaign", &[("account", &account_id)])
+            .await,
+        1
+    );
+    let keys = json(app.list_pix_keys(campaign_app).await, 200).await;
+    assert_eq!(keys["pixKeys"], serde_json::json!([]));
+    let payer = app.company(1, true).await;
+    let payer_app = app.master(&payer).await;
+    assert_error(
+        app.check_key(&payer_app, "natal@empresa0.com.br").await,
+        404,
+        "PIX_KEY_NOT_FOUND",
+    )
+    .await;
+
+    // Without BAAS there are no campaigns, and nothing is made.
+    let plain = app.company(2, false).await;
+    let plain_console = app.console("admin2@example.com", PASSWORD).await;
+    assert_refused(
+        plain_console
+            .call("start_campaign", &wizard("X", "EVP", "", ""))
+            .await,
+        403,
+        "FEATURE_DISABLED",
+    )
+    .await;
+    assert_eq!(accounts_of(&app, &plain.id).await, 1);
+}
+db_test!(the_campaign_wizard_runs_the_seed_flow_in_one_go);
+
+async fn support_switches_features_and_withdraw_key_api_with_an_audit_trail(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    app.services
+        .users
+        .create_support("suporte@example.com", PASSWORD)
+        .await
+        .unwrap();
+    let admin = app.console("admin0@example.com", PASSWORD).await;
+    assert_refused(
+        admin
+            .call(
+                "set_feature",
+                &[
+                    ("company", &company.id),
+                    ("feature", "SPLIT"),
+                    ("enabled", "true"),
+                ],
+            )
+            .await,
+        403,
+        "CONSOLE_PERMISSION_MISSING",
+    )
+    .await;
+    let support = app.console("suporte@example.com", PASSWORD).await;
+    // Support has no company pages.
+    assert_refused(
+        support.call("applications", &[]).await,
+        403,
+        "CONSOLE_PERMISSION_MISSING",
+    )
+    .await;
+    let page = support.ok("support", &[]).await;
+    assert!(
+        page["companies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == company.id.as_str())
+    );
+    assert!(
+        page["features"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("DISPUTE_EVIDENCE_FILE_ID"))
+    );
+
+    assert_refused(
+        support
+            .call(
+                "set_feature",
+                &[
+                    ("company", &company.id),
+                    ("feature", "TELEPORT"),
+                    ("enabled", "true"),
+                ],
+            )
+            .await,
+        400,
+        "VALIDATION_ERROR",
+    )
+    .await;
+    assert_refused(
+        support
+            .call(
+                "set_feature",
+                &[
+                    ("company", "cmp_nope"),
+                    ("feature", "SPLIT"),
+                    ("enabled", "true"),
+                ],
+            )
+            .await,
+        404,
+        "COMPANY_NOT_FOUND",
+    )
+    .await;
+    assert_refused(
+        support
+            .call(
+                "set_withdraw_key_api",
+                &[("account", "acc_nope"), ("enabled", "true")],
+            )
+            .await,
+        404,
+        "ACCOUNT_NOT_FOUND",
+    )
+    .await;
+    support
+        .ok(
+            "set_feature",
+            &[
+                ("company", &company.id),
+                ("feature", "SPLIT"),
+                ("enabled", "true"),
+            ],
+        )
+        .await;
+    support
+        .ok(
+            "set_withdraw_key_api",
+            &[("account", &company.main_account_id), ("enabled", "true")],
+        )
+        .await;
+    let stored = app.services.companies.get(&company.id).await.unwrap();
+    assert!(stored.features.contains(&"SPLIT".to_owned()));
+    let account =
+        cofre_server::store::accounts::get(app.services.store.pool(), &company.main_account_id)
+            .await
+            .unwrap();
+    assert!(account.withdraw_key_api_enabled);
+
+    let page = support.ok("support", &[]).await;
+    let audit = page["audit"].as_array().unwrap();
+    assert_eq!(audit.len(), 2, "{audit:?}");
+    assert_eq!(audit[0]["action"], "WITHDRAW_KEY_API_ENABLED");
+    assert_eq!(audit[0]["target"], company.main_account_id.as_str());
+    assert_eq!(audit[1]["action"], "FEATURE_ENABLED");
+    assert_eq!(audit[1]["target"], "SPLIT");
+    assert_eq!(audit[1]["actor"], "suporte@example.com");
+    assert_eq!(audit[1]["company"], "Empresa 0");
+}
+db_test!(support_switches_features_and_withdraw_key_api_with_an_audit_trail);

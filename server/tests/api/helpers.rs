@@ -451,3 +451,94 @@ pub fn urlencode(s: &str) -> String {
         .collect::<String>()
         .replace('+', "%20")
 }
+
+/// A signed-in console browser: its session cookie, calling server fns as the
+/// hydrated console does (form-encoded POST, JSON answer, same origin).
+pub struct ConsoleSession<'a> {
+    pub app: &'a TestApp,
+    pub cookie: String,
+}
+
+impl TestApp {
+    /// Signs in through the console's server fn; panics unless it succeeds.
+    pub async fn console(&self, email: &str, password: &str) -> ConsoleSession<'_> {
+        let response = self.sign_in(email, password).await;
+        assert!(
+            response.status().is_success() || response.status().is_redirection(),
+            "sign-in of {email}: {}",
+            response.status()
+        );
+        let cookie = response
+            .headers()
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .find(|c| c.starts_with("cofre_session="))
+            .expect("a session cookie")
+            .split(';')
+            .next()
+            .unwrap()
+            .to_owned();
+        ConsoleSession { app: self, cookie }
+    }
+
+    pub async fn sign_in(&self, email: &str, password: &str) -> Response {
+        self.client
+            .post(self.url("/console/fn/sign_in"))
+            .header("accept", "application/json")
+            .form(&[("email", email), ("password", password)])
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// A server fn call without a session.
+    pub async fn anonymous_call(&self, name: &str, form: &[(&str, &str)]) -> Response {
+        self.client
+            .post(self.url(&format!("/console/fn/{name}")))
+            .header("accept", "application/json")
+            .form(form)
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
+impl ConsoleSession<'_> {
+    pub fn request(&self, name: &str) -> RequestBuilder {
+        self.app
+            .client
+            .post(self.app.url(&format!("/console/fn/{name}")))
+            .header("accept", "application/json")
+            .header("cookie", &self.cookie)
+    }
+
+    pub async fn call(&self, name: &str, form: &[(&str, &str)]) -> Response {
+        self.request(name).form(form).send().await.unwrap()
+    }
+
+    /// A call that must succeed; answers its JSON.
+    pub async fn ok(&self, name: &str, form: &[(&str, &str)]) -> Value {
+        let response = self.call(name, form).await;
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        assert_eq!(status, 200, "{name}: {text}");
+        serde_json::from_str(&text).unwrap_or(Value::Null)
+    }
+}
+
+/// Asserts that a server fn refused with this status and code; answers the refusal.
+pub async fn assert_refused(response: Response, status: u16, code: &str) -> Value {
+    let got = response.status().as_u16();
+    let url = response.url().to_string();
+    let body: Value = response.json().await.expect("refusal body is JSON");
+    assert_eq!(got, status, "status of {url}: {body}");
+    let refused = &body["Refused"];
+    assert_eq!(refused["code"], code, "body: {body}");
+    assert_eq!(refused["status"], status, "body: {body}");
+    assert!(
+        refused["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "body: {body}"
+    );
+    refused.clone()
+}
