@@ -43,6 +43,13 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     provide_context(i18n::detect());
+    // Effects run only in the browser, once hydrated: a marker for people and tests
+    // that actions now work.
+    Effect::new(|_| {
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
+    });
     view! {
         <Stylesheet id="cofre" href="/pkg/cofre.css"/>
         <Title text="Cofre"/>

@@ -1,9 +1,10 @@
-// The console's landing page: sign in as the demo admin, then prove hydration with a
-// click that changes the page (the toggle has no server-side behaviour at all).
+// The console in a real browser against a real `cofre serve` with the demo company.
+// Each test signs in in a fresh browser context and saves a screenshot (docs/ keeps
+// the README's copies). The tests share one server and run in order.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startCofre, launchBrowser, screenshots } from './harness.mjs';
+import { startCofre, launchBrowser, screenshots, root } from './harness.mjs';
 
 let cofre;
 let browser;
@@ -18,41 +19,238 @@ after(async () => {
   cofre?.server.kill();
 });
 
-test('an admin signs in and the hydrated landing page reacts to a click', async () => {
-  const page = await browser.newPage();
+/// A fresh context (own cookies), signed in as `email`, on the hydrated landing page.
+async function signedIn(email, password = cofre.demo.adminPassword) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${cofre.base}/login`);
-  await page.getByLabel('Email').fill(cofre.demo.adminEmail);
-  await page.getByLabel('Senha').fill(cofre.demo.adminPassword);
+  await hydrated(page);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Senha').fill(password);
   await page.getByRole('button', { name: 'Entrar' }).click();
   await page.waitForURL(`${cofre.base}/`);
-  await page.getByRole('heading', { name: 'Cofre Demo' }).waitFor();
+  await hydrated(page);
+  return { context, page, errors };
+}
 
-  const toggle = page.getByRole('button', { name: /detalhes/ });
-  const taxId = page.getByText('11.222.333/0001-81');
-  // Until the WebAssembly has hydrated the page a click does nothing; retry for a while.
-  for (let i = 0; i < 50 && !(await taxId.isVisible()); i++) {
-    await toggle.click();
-    await page.waitForTimeout(200);
-  }
-  assert.ok(await taxId.isVisible(), 'the click revealed the company details');
-  assert.equal(await toggle.textContent(), 'Ocultar detalhes');
-  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
-  await page.screenshot({ path: join(screenshots, 'console-landing.png'), fullPage: true });
-  assert.deepEqual(errors, []);
-});
+/// Until the WebAssembly has hydrated the page, buttons do nothing.
+async function hydrated(page) {
+  await page.waitForSelector('body[data-hydrated="true"]', { timeout: 30_000 });
+}
 
-test('a wrong password keeps the admin on the sign-in page with a message', async () => {
-  const page = await browser.newPage();
-  await page.goto(`${cofre.base}/login`);
+async function goto(page, path) {
+  await page.goto(`${cofre.base}${path}`);
+  await hydrated(page);
+}
+
+async function api(path, appId, init = {}) {
+  return fetch(`${cofre.base}${path}`, {
+    ...init,
+    headers: { Authorization: appId, 'Content-Type': 'application/json', ...(init.headers ?? {}) },
+  });
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(screenshots, name), fullPage: true });
+}
+
+test('sign-in: a wrong password stays on the form with a message; the right one opens the campaigns', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await goto(page, '/login');
   await page.getByLabel('Email').fill(cofre.demo.adminEmail);
   await page.getByLabel('Senha').fill('not the password');
-  // Wait for hydration: the form then submits without leaving the page.
-  await page.waitForFunction(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('_bg.wasm')));
-  await page.waitForTimeout(300);
   await page.getByRole('button', { name: 'Entrar' }).click();
   await page.getByRole('alert').filter({ hasText: 'Email ou senha incorretos' }).waitFor();
-  await page.screenshot({ path: join(screenshots, 'console-login-error.png') });
   assert.ok(page.url().startsWith(`${cofre.base}/login`));
+  await shot(page, 'console-login-error.png');
+  await context.close();
+
+  const { page: home, errors, context: signed } = await signedIn(cofre.demo.adminEmail);
+  await home.getByRole('heading', { name: 'Campanhas' }).waitFor();
+  await home.getByRole('heading', { name: /Conta principal/ }).waitFor();
+  assert.ok(await home.getByText('cobranca@demo.cofre.dev').isVisible());
+  // The session cookie is HttpOnly: scripts on the page cannot read it.
+  assert.equal(await home.evaluate(() => document.cookie.includes('cofre_session')), false);
+  await shot(home, 'console-campaigns.png');
+  assert.deepEqual(errors, []);
+  await signed.close();
+});
+
+test('API/Plugins: a new MASTER application shows its AppID once, and the AppID works', async () => {
+  const { page, context } = await signedIn(cofre.demo.adminEmail);
+  await goto(page, '/api-plugins');
+  const form = page.locator('details.new-app');
+  await form.getByText('Nova API/Plugin').click();
+  await form.getByLabel('Nome').fill('Integração central');
+  await form.getByLabel(/MASTER/).check();
+  await form.getByRole('button', { name: 'Criar', exact: true }).click();
+  const appIdField = page.locator('#issued-app-id');
+  await appIdField.waitFor();
+  const appId = await appIdField.inputValue();
+  assert.match(appId, /^[A-Za-z0-9+/=]{40,}$/);
+  await page.getByText('não será mostrado de novo').waitFor();
+  await shot(page, 'console-new-master.png');
+  const scopes = await api('/api/v1/application/scopes', appId);
+  assert.equal(scopes.status, 200);
+  const card = page.locator('article.application', { hasText: 'Integração central' });
+  await card.getByText('MASTER').first().waitFor();
+
+  // Shown once: after a reload nothing on the page carries it.
+  await goto(page, '/api-plugins');
+  await page.locator('article.application', { hasText: 'Integração central' }).waitFor();
+  assert.equal(await page.locator('#issued-app-id').count(), 0);
+  assert.equal((await page.content()).includes(appId), false);
+  await context.close();
+});
+
+test('API/Plugins: removing a scope makes the API refuse it at once', async () => {
+  const { page, context } = await signedIn(cofre.demo.adminEmail);
+  await goto(page, '/api-plugins');
+  const form = page.locator('details.new-app');
+  await form.getByText('Nova API/Plugin').click();
+  await form.getByLabel('Nome').fill('Leitura de chaves');
+  await form.getByRole('button', { name: 'Criar', exact: true }).click();
+  await page.locator('#issued-app-id').waitFor();
+  const appId = await page.locator('#issued-app-id').inputValue();
+  assert.equal((await api('/api/v1/pix-keys', appId)).status, 200);
+
+  const card = page.locator('article.application', { hasText: 'Leitura de chaves' });
+  await card.getByText('Acesso total').waitFor();
+  await card.getByText('Editar escopos e IPs').click();
+  await card.getByLabel('FILE_POST').check();
+  await card.getByRole('button', { name: 'Salvar acesso' }).click();
+  // The saved scopes, as listed after the save (not the checkbox's own label).
+  await page.locator('article.application', { hasText: 'Leitura de chaves' })
+    .locator('dd', { hasText: /^FILE_POST$/ }).waitFor();
+  const refused = await api('/api/v1/pix-keys', appId);
+  assert.equal(refused.status, 403);
+  assert.equal((await refused.json()).code, 'SCOPE_MISSING');
+  const edited = page.locator('article.application', { hasText: 'Leitura de chaves' });
+  assert.equal(await edited.getByText('Acesso total').count(), 0);
+  await shot(page, 'console-scopes.png');
+  await context.close();
+});
+
+test('the campaign wizard makes account, application, Pix key and withdraw key in one go', async () => {
+  const { page, context } = await signedIn(cofre.demo.adminEmail);
+  await page.getByRole('link', { name: 'Nova campanha' }).click();
+  await hydrated(page);
+  await page.getByLabel('Nome da campanha').fill('Natal 2026');
+  await page.getByLabel('Tipo da chave Pix').selectOption('EMAIL');
+  await page.getByLabel(/^Chave Pix/).fill('natal@demo.cofre.dev');
+  await page.getByLabel(/Chave de saque/).fill('financeiro@demo-externo.com.br');
+  await page.getByRole('button', { name: 'Criar campanha' }).click();
+  await page.getByRole('heading', { name: 'Campanha criada' }).waitFor();
+  const created = page.locator('.created');
+  const accountId = (await created.locator('dd code').first().textContent()).trim();
+  assert.match(accountId, /^acc_/);
+  const appId = await page.locator('#issued-app-id').inputValue();
+  await shot(page, 'console-campaign-wizard.png');
+
+  // The campaign's AppID sees its own account and key.
+  const keys = await (await api('/api/v1/pix-keys', appId)).json();
+  assert.equal(keys.account.accountId, accountId);
+  assert.equal(keys.pixKeys[0].key, 'natal@demo.cofre.dev');
+
+  // Money in by the sandbox, so the dashboard has a balance, a transaction and a bar.
+  const paid = await api('/api/v1/sandbox/pix', appId, {
+    method: 'POST',
+    body: JSON.stringify({ pixKey: 'natal@demo.cofre.dev', value: 12345, payer: { name: 'Joana' } }),
+  });
+  assert.ok(paid.ok, `sandbox Pix: ${paid.status}`);
+
+  await page.getByRole('link', { name: 'Ver campanhas' }).click();
+  const card = page.locator(`article[data-account="${accountId}"]`);
+  await card.waitFor();
+  await card.getByText('natal@demo.cofre.dev').waitFor();
+  await card.getByText('financeiro@demo-externo.com.br (EMAIL)').waitFor();
+  await card.getByText('R$ 123,45').first().waitFor();
+  await card.getByRole('img', { name: /Entradas em 14 dias: R\$ 123,45/ }).waitFor();
+  await shot(page, 'console-campaigns-new.png');
+
+  // End campaign: confirm, then the key is gone.
+  await card.getByRole('button', { name: 'Encerrar campanha' }).click();
+  await card.getByRole('button', { name: 'Confirmar encerramento' }).click();
+  await page.getByText('Campanha encerrada').waitFor();
+  await page.locator(`article[data-account="${accountId}"]`).getByText('Nenhuma chave Pix.').waitFor();
+  const after = await (await api('/api/v1/pix-keys', appId)).json();
+  assert.deepEqual(after.pixKeys, []);
+  await context.close();
+});
+
+test('a user without API_PLUGINS does not see the section, and its server fns answer 403', async () => {
+  const { page, context } = await signedIn(cofre.demo.memberEmail);
+  await page.getByRole('heading', { name: 'Campanhas' }).waitFor();
+  const nav = page.getByRole('navigation', { name: 'Seções' });
+  assert.equal(await nav.getByRole('link', { name: 'API/Plugins' }).count(), 0);
+  assert.equal(await nav.getByRole('link', { name: 'Plugins' }).count(), 0);
+  assert.equal(await page.getByRole('link', { name: 'Nova campanha' }).count(), 0);
+  await goto(page, '/api-plugins');
+  await page.getByRole('alert').filter({ hasText: 'API_PLUGINS' }).waitFor();
+  await shot(page, 'console-no-api-plugins.png');
+  const answer = await page.evaluate(async () => {
+    const r = await fetch('/console/fn/applications', { method: 'POST', headers: { Accept: 'application/json' } });
+    return { status: r.status, body: await r.json() };
+  });
+  assert.equal(answer.status, 403);
+  assert.equal(answer.body.Refused.code, 'CONSOLE_PERMISSION_MISSING');
+  await context.close();
+});
+
+test('an uploaded example plugin is validated, bound, and its invocation shows in the log', async () => {
+  const { page, context } = await signedIn(cofre.demo.adminEmail);
+  await goto(page, '/plugins');
+  await page.getByLabel('Nome').fill('Política de chaves');
+  await page.getByLabel('Versão').fill('1.0.0');
+  await page.getByLabel(/Componente/).setInputFiles(
+    join(root, 'plugins', 'examples', 'target', 'wasm32-wasip2', 'release', 'pix_key_policy.wasm'),
+  );
+  await page.getByRole('button', { name: 'Enviar e validar' }).click();
+  await page.getByText('Componente válido').waitFor();
+  const card = page.locator('article.plugin', { hasText: 'Política de chaves' });
+  await card.getByText('0.1.0').first().waitFor();
+
+  await card.getByText('Ligar a um gancho').click();
+  await card.getByLabel('Gancho').selectOption('check-pix-key');
+  await card.getByLabel(/Configuração/).fill('allowed_types=EMAIL');
+  await card.getByRole('button', { name: 'Salvar ligação' }).click();
+  await page.locator('article.plugin dd', { hasText: 'check-pix-key → todas as contas allowed_types=EMAIL' }).waitFor();
+
+  // The company rule refuses a random key over the API...
+  const denied = await api('/api/v1/pix-keys', cofre.demo.masterAppId, {
+    method: 'POST',
+    body: JSON.stringify({ type: 'EVP' }),
+  });
+  assert.equal(denied.status, 400);
+  assert.equal((await denied.json()).code, 'PIX_KEY_TYPE_NOT_ALLOWED');
+
+  // ...and the console shows that invocation.
+  const bound = page.locator('article.plugin', { hasText: 'Política de chaves' });
+  await bound.getByRole('button', { name: 'Ver invocações' }).click();
+  const row = bound.locator('table.invocations tbody tr').first();
+  await row.waitFor();
+  assert.match(await row.textContent(), /check-pix-key.*DENY.*PIX_KEY_TYPE_NOT_ALLOWED/);
+  await shot(page, 'console-plugins.png');
+  await context.close();
+});
+
+test('support switches a feature and the audit trail names who did it; English on request', async () => {
+  const { page, context } = await signedIn(cofre.demo.supportEmail);
+  await page.getByRole('link', { name: 'Suporte', exact: true }).click();
+  await hydrated(page);
+  const company = page.locator('article.company', { hasText: 'Cofre Demo' });
+  await company.getByRole('button', { name: 'Desativar SPLIT' }).click();
+  await page.locator('article.company', { hasText: 'Cofre Demo' }).getByRole('button', { name: 'Ativar SPLIT' }).waitFor();
+  const trail = page.locator('table.audit tbody tr').first();
+  await trail.waitFor();
+  assert.match(await trail.textContent(), /suporte@cofre\.dev.*FEATURE_DISABLED.*SPLIT/);
+  await shot(page, 'console-support.png');
+
+  await page.getByRole('link', { name: 'EN' }).click();
+  await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
+  assert.equal(await page.getAttribute('html', 'lang'), 'en');
+  await context.close();
 });

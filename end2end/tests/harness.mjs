@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 
-const root = resolve(import.meta.dirname, '..', '..');
+export const root = resolve(import.meta.dirname, '..', '..');
 const cofre = process.env.COFRE_BIN ?? join(root, 'target', 'debug', 'cofre');
 export const screenshots = join(root, 'end2end', 'screenshots');
 

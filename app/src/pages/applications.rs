@@ -49,6 +49,20 @@ fn ApplicationList(user: ConsoleUser) -> impl IntoView {
     view! {
         <section class="card">
             <h1>"API/Plugins"</h1>
+            {move || failure(create.value())().map(|e| view! { <Problem error=e/> })}
+            {move || create.value().get().and_then(|r| r.ok()).map(|issued| view! {
+                <div class="created">
+                    <h2>{format!("{} {}", t("Aplicação criada:", "Application created:"), issued.application.name)}</h2>
+                    <Secret app_id=issued.app_id client_secret=issued.client_secret/>
+                </div>
+            })}
+            {move || failure(rotate.value())().map(|e| view! { <Problem error=e/> })}
+            {move || rotate.value().get().and_then(|r| r.ok()).map(|issued| view! {
+                <div class="created">
+                    <h2>{format!("{} {}", t("Novo segredo de", "New secret of"), issued.application.name)}</h2>
+                    <Secret app_id=issued.app_id client_secret=issued.client_secret/>
+                </div>
+            })}
             <Transition fallback=|| view! { <p>{t("Carregando…", "Loading…")}</p> }>
                 {move || Suspend::new(async move {
                     match data.await {
@@ -91,20 +105,6 @@ fn ApplicationList(user: ConsoleUser) -> impl IntoView {
                     }
                 })}
             </Transition>
-            {move || failure(create.value())().map(|e| view! { <Problem error=e/> })}
-            {move || create.value().get().and_then(|r| r.ok()).map(|issued| view! {
-                <div class="created">
-                    <h2>{format!("{} {}", t("Aplicação criada:", "Application created:"), issued.application.name)}</h2>
-                    <Secret app_id=issued.app_id client_secret=issued.client_secret/>
-                </div>
-            })}
-            {move || failure(rotate.value())().map(|e| view! { <Problem error=e/> })}
-            {move || rotate.value().get().and_then(|r| r.ok()).map(|issued| view! {
-                <div class="created">
-                    <h2>{format!("{} {}", t("Novo segredo de", "New secret of"), issued.application.name)}</h2>
-                    <Secret app_id=issued.app_id client_secret=issued.client_secret/>
-                </div>
-            })}
             {move || failure(access.value())().map(|e| view! { <Problem error=e/> })}
             {move || failure(active.value())().map(|e| view! { <Problem error=e/> })}
         </section>
@@ -153,7 +153,7 @@ fn ApplicationCard(
                 <summary>{t("Editar escopos e IPs", "Edit scopes and IPs")}</summary>
                 <ActionForm action=access>
                     <input type="hidden" name="application" value=app_key.get_value()/>
-                    {groups.get_value().into_iter().map(|g| view! {
+                    {groups.get_value().into_iter().filter(|g| is_master || g.scopes.iter().any(|s| !s.master_only)).map(|g| view! {
                         <fieldset class="scopes">
                             <legend>{g.resource.clone()}</legend>
                             {g.scopes.iter().filter(|s| is_master || !s.master_only).map(|s| {
