@@ -140,6 +140,11 @@ test('the campaign wizard makes account, application, Pix key and withdraw key i
   await hydrated(page);
   await page.getByLabel('Nome da campanha').fill('Natal 2026');
   await page.getByLabel('Tipo da chave Pix').selectOption('EMAIL');
+  // A bad key is named under its field, and nothing is created.
+  await page.getByLabel(/^Chave Pix/).fill('not an email');
+  await page.getByRole('button', { name: 'Criar campanha' }).click();
+  await page.locator('#campaign-key-error').filter({ hasText: 'valor inválido' }).waitFor();
+  assert.equal(await page.getByRole('heading', { name: 'Campanha criada' }).count(), 0);
   await page.getByLabel(/^Chave Pix/).fill('natal@demo.cofre.dev');
   await page.getByLabel(/Chave de saque/).fill('financeiro@demo-externo.com.br');
   await page.getByRole('button', { name: 'Criar campanha' }).click();

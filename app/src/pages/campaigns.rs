@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::{Problem, Secret, Signed, failure, short_time};
+use super::{FieldError, Problem, Secret, Signed, failure, short_time};
 use crate::api::{EndCampaign, StartCampaign, list_campaigns};
 use crate::backend::{CampaignView, ConsoleUser, DayFlow};
 use crate::i18n::{money, t};
@@ -210,6 +210,9 @@ fn Wizard() -> impl IntoView {
     let create = ServerAction::<StartCampaign>::new();
     let error = failure(create.value());
     let created = move || create.value().get().and_then(|r| r.ok());
+    // Inline messages under the fields the server named.
+    let field =
+        move |name: &'static str| Signal::derive(move || error().and_then(|e| e.field(name)));
     view! {
         <section class="card">
             <h1>{t("Nova campanha", "New campaign")}</h1>
@@ -219,16 +222,19 @@ fn Wizard() -> impl IntoView {
             )}</p>
             <ActionForm action=create>
                 <label for="campaign-name">{t("Nome da campanha", "Campaign name")}</label>
-                <input id="campaign-name" name="campaign[name]" required maxlength="100"/>
+                <input id="campaign-name" name="campaign[name]" required maxlength="100" aria-describedby="campaign-name-error"/>
+                <FieldError id="campaign-name-error" message=field("name")/>
                 <label for="campaign-key-type">{t("Tipo da chave Pix", "Pix key type")}</label>
-                <select id="campaign-key-type" name="campaign[key_type]">
+                <select id="campaign-key-type" name="campaign[key_type]" aria-describedby="campaign-key-type-error">
                     <option value="EMAIL">"EMAIL"</option>
                     <option value="PHONE">{t("PHONE (telefone)", "PHONE")}</option>
                     <option value="CNPJ">"CNPJ"</option>
                     <option value="EVP">{t("EVP (aleatória)", "EVP (random)")}</option>
                 </select>
+                <FieldError id="campaign-key-type-error" message=field("keyType")/>
                 <label for="campaign-key">{t("Chave Pix (vazia para EVP)", "Pix key (empty for EVP)")}</label>
-                <input id="campaign-key" name="campaign[key]"/>
+                <input id="campaign-key" name="campaign[key]" aria-describedby="campaign-key-error"/>
+                <FieldError id="campaign-key-error" message=field("key")/>
                 <label for="campaign-withdraw">{t("Chave de saque (opcional)", "Withdraw key (optional)")}</label>
                 <input id="campaign-withdraw" name="campaign[withdraw_key]" aria-describedby="withdraw-hint"/>
                 <small id="withdraw-hint" class="hint">{t(
