@@ -105,7 +105,6 @@ async fn five_failures_lock_an_email_even_for_the_right_password(db: Db) {
         .await;
     }
     let locked = app.sign_in("admin0@example.com", "wrong password").await;
-    assert!(locked.headers().contains_key("retry-after") || locked.status() == 429);
     assert_refused(locked, 429, "SIGN_IN_LOCKED").await;
     assert_refused(
         app.sign_in("ADMIN0@example.com", PASSWORD).await,
