@@ -192,10 +192,13 @@ impl Console<'_> {
                 let mut flows: Vec<(i64, i64, i64)> = (first_day..=today)
                     .map(|d| (d * DAY_MS + BRT_OFFSET_MS, 0, 0))
                     .collect();
-                for (day_start, kind, total) in
-                    store::ledger::daily_sums(pool, &account.id, since).await?
+                for (day, kind, total) in
+                    store::ledger::daily_sums(pool, &account.id, since, BRT_OFFSET_MS).await?
                 {
-                    let Some(slot) = flows.iter_mut().find(|f| f.0 == day_start) else {
+                    let Some(slot) = usize::try_from(day - first_day)
+                        .ok()
+                        .and_then(|i| flows.get_mut(i))
+                    else {
                         continue;
                     };
                     match Kind::parse(&kind).map(Kind::sign) {

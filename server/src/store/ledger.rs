@@ -297,33 +297,30 @@ where
     Ok(found)
 }
 
-/// Sums of an account's transactions per day (days in Brasília time, UTC-3, as
-/// `created_at` milliseconds of the day's start) and kind, since `start`.
+/// Sums of an account's transactions since `start`, per kind and per day: the day is
+/// `(created_at - offset_ms) / 86 400 000`, so `offset_ms` picks the time zone.
 pub async fn daily_sums<'e, E>(
     db: E,
     account_id: &str,
     start: i64,
+    offset_ms: i64,
 ) -> StoreResult<Vec<(i64, String, i64)>>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
-    const OFFSET: i64 = 3 * 3_600_000;
     const DAY: i64 = 86_400_000;
     let rows = sqlx::query(
         "SELECT (created_at - $1) / $2 AS day, kind, CAST(SUM(value) AS BIGINT) AS total \
          FROM ledger_transactions WHERE account_id = $3 AND created_at >= $4 \
          GROUP BY (created_at - $1) / $2, kind ORDER BY day",
     )
-    .bind(OFFSET)
+    .bind(offset_ms)
     .bind(DAY)
     .bind(account_id)
     .bind(start)
     .fetch_all(db)
     .await?;
     rows.iter()
-        .map(|r| {
-            let day: i64 = r.try_get("day")?;
-            Ok((day * DAY + OFFSET, r.try_get("kind")?, r.try_get("total")?))
-        })
+        .map(|r| Ok((r.try_get("day")?, r.try_get("kind")?, r.try_get("total")?)))
         .collect()
 }

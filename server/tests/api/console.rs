@@ -767,6 +767,14 @@ async fn the_campaign_wizard_runs_the_seed_flow_in_one_go(db: Db) {
     assert!(row.withdraw_key_id.is_some());
     assert!(!row.withdraw_key_api_enabled);
 
+    // Money in shows on today's bar of the chart and in the balance.
+    assert!(
+        app.sandbox_pix(campaign_app, "natal@empresa0.com.br", 12_345)
+            .await
+            .status()
+            .is_success()
+    );
+
     // The dashboard shows it; EVP campaigns get a generated key.
     let evp = console
         .ok("start_campaign", &wizard("Páscoa", "EVP", "", ""))
@@ -789,6 +797,10 @@ async fn the_campaign_wizard_runs_the_seed_flow_in_one_go(db: Db) {
         serde_json::json!(["tesouraria@empresa0.com.br", "EMAIL"])
     );
     assert_eq!(natal["flows"].as_array().unwrap().len(), 14);
+    assert_eq!(natal["flows"][13]["money_in"], 12_345);
+    assert_eq!(natal["flows"][13]["money_out"], 0);
+    assert_eq!(natal["total"], 12_345);
+    assert_eq!(natal["transactions"][0]["value"], 12_345);
 
     // Ending it deletes its keys: nobody can pay them again.
     assert_refused(
