@@ -16,9 +16,82 @@ pub struct Settings {
     pub log: Log,
     pub console: Console,
     pub plugins: Plugins,
+    pub files: Files,
 }
 
 /// Sandbox limits of every plugin call.
+/// Where uploaded files live and how their download links behave.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Files {
+    /// `local` (a folder, the default) or `s3` (any S3-compatible bucket; credentials
+    /// from the usual `AWS_*` environment variables).
+    pub store: String,
+    /// The folder of the `local` store.
+    pub local_dir: PathBuf,
+    /// Largest accepted file; larger uploads answer 413.
+    pub max_bytes: u64,
+    /// Lifetime of a download link.
+    pub url_ttl_secs: u64,
+    /// HMAC key of download links; unset: generated once and kept in the database.
+    pub url_secret: Option<String>,
+    pub s3_bucket: Option<String>,
+    /// For S3-compatible services other than AWS (MinIO, R2, ...).
+    pub s3_endpoint: Option<String>,
+    pub s3_region: Option<String>,
+    pub s3_allow_http: bool,
+}
+
+impl Default for Files {
+    fn default() -> Self {
+        Self {
+            store: "local".into(),
+            local_dir: PathBuf::from("files"),
+            max_bytes: 10 * 1024 * 1024,
+            url_ttl_secs: 15 * 60,
+            url_secret: None,
+            s3_bucket: None,
+            s3_endpoint: None,
+            s3_region: None,
+            s3_allow_http: false,
+        }
+    }
+}
+
+impl Files {
+    /// The object store these settings name.
+    pub fn options(&self) -> anyhow::Result<crate::service::files::FileOptions> {
+        use crate::service::files::FileOptions;
+        let mut options = match self.store.as_str() {
+            "local" => FileOptions::local(&self.local_dir)?,
+            "s3" => {
+                let bucket = self
+                    .s3_bucket
+                    .as_deref()
+                    .ok_or_else(|| anyhow::anyhow!("files.store = \"s3\" needs files.s3_bucket"))?;
+                let mut builder = object_store::aws::AmazonS3Builder::from_env()
+                    .with_bucket_name(bucket)
+                    .with_allow_http(self.s3_allow_http);
+                if let Some(endpoint) = &self.s3_endpoint {
+                    builder = builder.with_endpoint(endpoint);
+                }
+                if let Some(region) = &self.s3_region {
+                    builder = builder.with_region(region);
+                }
+                FileOptions {
+                    objects: std::sync::Arc::new(builder.build()?),
+                    ..FileOptions::in_memory()
+                }
+            }
+            other => anyhow::bail!("files.store must be \"local\" or \"s3\", not {other:?}"),
+        };
+        options.max_bytes = self.max_bytes.max(1);
+        options.url_ttl = std::time::Duration::from_secs(self.url_ttl_secs.max(1));
+        options.url_secret = self.url_secret.clone().filter(|s| !s.is_empty());
+        Ok(options)
+    }
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Plugins {

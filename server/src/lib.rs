@@ -42,6 +42,7 @@ pub async fn start(settings: Settings) -> anyhow::Result<Running> {
             deadline: std::time::Duration::from_millis(settings.plugins.deadline_ms),
             ..Default::default()
         },
+        files: settings.files.options()?,
     };
     let services = service::Services::with_options(
         store.clone(),

@@ -14,6 +14,9 @@ use crate::service::companies::CompanyError;
 use crate::service::console::ConsoleError;
 use crate::service::customers::CustomerError;
 use crate::service::directory::LookupError;
+use crate::service::disputes::DisputeError;
+use crate::service::files::FileError;
+use crate::service::kyc::KycError;
 use crate::service::pix_key::PixKeyError;
 use crate::service::pix_keys::PixKeyServiceError;
 use crate::service::plugins::PluginsError;
@@ -93,6 +96,9 @@ pub struct ApiError {
 struct Body<'a> {
     error: String,
     code: &'a str,
+    /// The seed's name for the code of the dispute-evidence rejection (rule 4).
+    #[serde(rename = "errorCode", skip_serializing_if = "Option::is_none")]
+    error_code: Option<&'a str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     details: Vec<Detail>,
 }
@@ -197,6 +203,7 @@ impl IntoResponse for ApiError {
                 .map(str::to_owned)
                 .unwrap_or_else(|| message(&self.code, self.arg.as_deref(), lang)),
             code: &self.code,
+            error_code: (self.code == "DISPUTE_EVIDENCE_FILE_ID_NOT_ALLOWED").then_some(&*self.code),
             details: self
                 .details
                 .iter()
@@ -416,6 +423,68 @@ pub fn message(code: &str, arg: Option<&str>, lang: Lang) -> String {
             "Uma regra da empresa falhou".into(),
             "A company rule failed".into(),
         ),
+        "MULTIPART_REQUIRED" => (
+            "Envie Content-Type: multipart/form-data com os campos file e purpose".into(),
+            "Send Content-Type: multipart/form-data with the fields file and purpose".into(),
+        ),
+        "MULTIPART_INVALID" => (
+            format!("Corpo multipart inválido: {arg}"),
+            format!("Invalid multipart body: {arg}"),
+        ),
+        "FILE_TOO_LARGE" => (
+            format!("O arquivo passa do limite de {arg} bytes"),
+            format!("The file is larger than the limit of {arg} bytes"),
+        ),
+        "FILE_UNREADABLE" => (
+            "Documento ilegível: envie um PDF, PNG ou JPEG completo".into(),
+            "Unreadable document: send a whole PDF, PNG or JPEG".into(),
+        ),
+        "FILE_NOT_FOUND" => ("Arquivo não encontrado".into(), "File not found".into()),
+        "FILE_PURPOSE_MISMATCH" => (
+            format!("O arquivo foi enviado com outra finalidade ({arg}); envie-o de novo com a finalidade certa"),
+            format!("The file was uploaded for another purpose ({arg}); upload it again with the right purpose"),
+        ),
+        "FILE_URL_EXPIRED" => (
+            "O link do arquivo expirou; peça um novo".into(),
+            "The file link expired; ask for a new one".into(),
+        ),
+        "FILE_URL_INVALID" => (
+            "Link de arquivo inválido".into(),
+            "Invalid file link".into(),
+        ),
+        "DISPUTE_EVIDENCE_FILE_ID_NOT_ALLOWED" => (
+            "A empresa não tem a funcionalidade DISPUTE_EVIDENCE_FILE_ID: envie url em vez de fileId".into(),
+            "The company does not have the DISPUTE_EVIDENCE_FILE_ID feature: send url instead of fileId".into(),
+        ),
+        "DISPUTE_EVIDENCE_URL_AND_FILE_ID" => (
+            "Cada documento leva url ou fileId, nunca os dois".into(),
+            "Each document takes url or fileId, never both".into(),
+        ),
+        "DISPUTE_NOT_FOUND" => ("Disputa não encontrada".into(), "Dispute not found".into()),
+        "DISPUTE_ALREADY_EXISTS" => (
+            "Este Pix já tem uma disputa".into(),
+            "This Pix already has a dispute".into(),
+        ),
+        "DISPUTE_CLOSED" => (
+            format!("A disputa está encerrada ({arg})"),
+            format!("The dispute is closed ({arg})"),
+        ),
+        "DISPUTE_EVIDENCE_LIMIT" => (
+            format!("Uma disputa aceita no máximo {arg} documentos"),
+            format!("A dispute takes at most {arg} documents"),
+        ),
+        "KYC_ONBOARDING_NOT_FOUND" => (
+            "Onboarding KYC não encontrado".into(),
+            "KYC onboarding not found".into(),
+        ),
+        "KYC_ONBOARDING_NOT_IN_REVIEW" => (
+            format!("O onboarding KYC não está em análise ({arg})"),
+            format!("The KYC onboarding is not in review ({arg})"),
+        ),
+        "ENDPOINT_REMOVED" => (
+            format!("Endpoint removido do contrato público ({arg}); veja GET /api/v1/changelog"),
+            format!("Endpoint removed from the public contract ({arg}); see GET /api/v1/changelog"),
+        ),
         "INTERNAL_ERROR" => (
             "Erro interno; tente novamente".into(),
             "Internal error; try again".into(),
@@ -533,6 +602,8 @@ impl From<ConsoleError> for ApiError {
             ConsoleError::PixKey(e) => e.into(),
             ConsoleError::WithdrawKey(e) => e.into(),
             ConsoleError::Company(e) => e.into(),
+            ConsoleError::Dispute(e) => e.into(),
+            ConsoleError::Kyc(e) => e.into(),
             ConsoleError::Store(e) => ApiError::internal(e),
         }
     }
@@ -713,10 +784,6 @@ impl From<SandboxError> for ApiError {
         match err {
             SandboxError::Validation(d) => ApiError::validation(d),
             SandboxError::PixKeyNotFound => ApiError::not_found("PIX_KEY_NOT_FOUND"),
-            SandboxError::TransactionNotFound => ApiError::not_found("TRANSACTION_NOT_FOUND"),
-            SandboxError::NotDisputable => {
-                ApiError::new(S::BAD_REQUEST, "TRANSACTION_NOT_REFUNDABLE")
-            }
             SandboxError::InsufficientFunds => ApiError::new(S::BAD_REQUEST, "INSUFFICIENT_FUNDS"),
             SandboxError::Store(e) => ApiError::internal(e),
         }
@@ -750,6 +817,9 @@ impl From<WebhookError> for ApiError {
             WebhookError::NotFound => ApiError::not_found("WEBHOOK_NOT_FOUND"),
             WebhookError::DeliveryNotFound => ApiError::not_found("DELIVERY_NOT_FOUND"),
             WebhookError::ApplicationNotFound => ApiError::not_found("APPLICATION_NOT_FOUND"),
+            WebhookError::MasterRequired => {
+                ApiError::new(StatusCode::FORBIDDEN, "MASTER_APPLICATION_REQUIRED")
+            }
             WebhookError::Store(e) => ApiError::internal(e),
         }
     }
@@ -776,6 +846,76 @@ impl From<PluginsError> for ApiError {
     }
 }
 
+impl From<FileError> for ApiError {
+    fn from(err: FileError) -> Self {
+        use StatusCode as S;
+        match err {
+            FileError::Validation(d) => ApiError::validation(d),
+            FileError::TooLarge { max } => {
+                ApiError::new(S::PAYLOAD_TOO_LARGE, "FILE_TOO_LARGE").with_arg(max.to_string())
+            }
+            FileError::Unreadable => ApiError::new(S::UNPROCESSABLE_ENTITY, "FILE_UNREADABLE"),
+            FileError::BodyUnreadable => ApiError::new(S::BAD_REQUEST, "MULTIPART_INVALID")
+                .with_arg("the body ended before the file did"),
+            FileError::NotFound => ApiError::not_found("FILE_NOT_FOUND"),
+            FileError::PurposeMismatch(purpose) => {
+                ApiError::new(S::BAD_REQUEST, "FILE_PURPOSE_MISMATCH").with_arg(purpose)
+            }
+            FileError::UrlExpired => ApiError::new(S::FORBIDDEN, "FILE_URL_EXPIRED"),
+            FileError::UrlInvalid => ApiError::new(S::FORBIDDEN, "FILE_URL_INVALID"),
+            FileError::CorrelationIdConflict => {
+                ApiError::new(S::CONFLICT, "CORRELATION_ID_CONFLICT")
+            }
+            FileError::ObjectStore(e) => ApiError::internal(e),
+            FileError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<DisputeError> for ApiError {
+    fn from(err: DisputeError) -> Self {
+        use StatusCode as S;
+        match err {
+            DisputeError::Validation(d) => ApiError::validation(d),
+            DisputeError::Auth(e) => e.into(),
+            DisputeError::FileIdNotAllowed => {
+                ApiError::new(S::FORBIDDEN, "DISPUTE_EVIDENCE_FILE_ID_NOT_ALLOWED")
+            }
+            DisputeError::UrlAndFileId => {
+                ApiError::new(S::BAD_REQUEST, "DISPUTE_EVIDENCE_URL_AND_FILE_ID")
+            }
+            DisputeError::NotFound => ApiError::not_found("DISPUTE_NOT_FOUND"),
+            DisputeError::TransactionNotFound => ApiError::not_found("TRANSACTION_NOT_FOUND"),
+            DisputeError::NotDisputable => {
+                ApiError::new(S::BAD_REQUEST, "TRANSACTION_NOT_REFUNDABLE")
+            }
+            DisputeError::AlreadyExists => ApiError::new(S::CONFLICT, "DISPUTE_ALREADY_EXISTS"),
+            DisputeError::Closed(status) => {
+                ApiError::new(S::CONFLICT, "DISPUTE_CLOSED").with_arg(status)
+            }
+            DisputeError::TooManyDocuments => ApiError::new(S::CONFLICT, "DISPUTE_EVIDENCE_LIMIT")
+                .with_arg(crate::service::disputes::MAX_DOCUMENTS.to_string()),
+            DisputeError::InsufficientFunds => ApiError::new(S::BAD_REQUEST, "INSUFFICIENT_FUNDS"),
+            DisputeError::File(e) => e.into(),
+            DisputeError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<KycError> for ApiError {
+    fn from(err: KycError) -> Self {
+        match err {
+            KycError::Validation(d) => ApiError::validation(d),
+            KycError::NotFound => ApiError::not_found("KYC_ONBOARDING_NOT_FOUND"),
+            KycError::NotInReview(status) => {
+                ApiError::new(StatusCode::CONFLICT, "KYC_ONBOARDING_NOT_IN_REVIEW").with_arg(status)
+            }
+            KycError::File(e) => e.into(),
+            KycError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
 pub type ApiResult<T> = Result<T, ApiError>;
 
 #[cfg(test)]
@@ -792,6 +932,8 @@ mod tests {
             include_str!("charges.rs"),
             include_str!("auth.rs"),
             include_str!("console/mod.rs"),
+            include_str!("files.rs"),
+            include_str!("removed.rs"),
         ];
         let mut codes = Vec::new();
         for source in sources {

@@ -8,14 +8,18 @@ pub mod changelog;
 pub mod charges;
 pub mod console;
 pub mod customers;
+pub mod disputes;
 pub mod error;
+pub mod files;
 pub mod json;
+pub mod kyc;
 pub mod ops;
 pub mod pix_keys;
 pub mod plugins;
 pub mod public;
 pub mod qr_codes;
 pub mod refunds;
+pub mod removed;
 pub mod sandbox;
 pub mod statement;
 pub mod webhooks;
@@ -80,6 +84,9 @@ impl FromRef<AppState> for LeptosOptions {
         (name = "statement", description = "Statement and transactions"),
         (name = "plugins", description = "Company rules as WebAssembly plugins (MASTER)"),
         (name = "webhook", description = "Webhooks, deliveries and signing keys"),
+        (name = "file", description = "Uploaded documents and their signed download links"),
+        (name = "dispute", description = "Disputes on received Pix and their evidence"),
+        (name = "kyc", description = "KYC onboarding (MASTER)"),
         (name = "sandbox", description = "Simulated payers and disputes (sandbox only)"),
         (name = "meta", description = "Change log and this document"),
     )
@@ -116,6 +123,10 @@ pub fn api(sandbox: bool) -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(statement::routes())
         .merge(webhooks::routes())
         .merge(plugins::routes())
+        .merge(files::routes())
+        .merge(disputes::routes())
+        .merge(kyc::routes())
+        .merge(removed::routes())
         .merge(changelog::routes())
         .merge(ops::api_routes());
     if sandbox {

@@ -8,16 +8,19 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::AppState;
 use super::charges::ChargeResponse;
+use super::disputes::{DisputeDto, DisputeResponse};
 use super::error::ApiResult;
 use super::json::{ApiJson, OptionalJson};
 use super::statement::TransactionDto;
 use crate::service::applications::Caller;
+use crate::service::disputes::Resolution;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(pay_charge))
         .routes(routes!(pix_in))
         .routes(routes!(dispute))
+        .routes(routes!(cancel_dispute))
 }
 
 /// Who pays, as the receiver's statement will show it.
@@ -112,26 +115,65 @@ pub struct DisputeBody {
     /// The received Pix: its transaction id or endToEndId.
     #[serde(rename = "transactionID")]
     transaction_id: Option<String>,
+    /// Why the payer disputes it (default "MED: fraude").
+    reason: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DisputeOpened {
+    dispute: DisputeDto,
+    /// The block: the value moved from available to blocked.
+    transaction: TransactionDto,
 }
 
 /// The central bank opens a dispute on a received Pix: its value moves from available
-/// to blocked.
+/// to blocked, and `DISPUTE_CREATE` is emitted.
 #[utoipa::path(
     post, path = "/api/v1/sandbox/dispute", tag = "sandbox", request_body = DisputeBody,
     security(("AppID" = ["SANDBOX_POST"])),
-    responses((status = 200, body = PixResponse), (status = 400), (status = 401), (status = 403), (status = 404))
+    responses((status = 200, body = DisputeOpened), (status = 400), (status = 401), (status = 403), (status = 404),
+              (status = 409, description = "DISPUTE_ALREADY_EXISTS"))
 )]
 async fn dispute(
     State(state): State<AppState>,
     caller: Caller,
     ApiJson(body): ApiJson<DisputeBody>,
-) -> ApiResult<ApiJson<PixResponse>> {
-    let t = state
+) -> ApiResult<ApiJson<DisputeOpened>> {
+    let (dispute, block) = state
         .services
-        .sandbox
-        .dispute(&caller, body.transaction_id.as_deref().unwrap_or_default())
+        .disputes
+        .open(
+            &caller,
+            body.transaction_id.as_deref().unwrap_or_default(),
+            body.reason.as_deref(),
+            "SANDBOX",
+        )
         .await?;
-    Ok(ApiJson(PixResponse {
-        transaction: t.into(),
+    Ok(ApiJson(DisputeOpened {
+        dispute: dispute.into(),
+        transaction: block.into(),
+    }))
+}
+
+/// The payer withdraws a dispute IN_REVIEW: the blocked value is released and
+/// `DISPUTE_CANCELED` is emitted.
+#[utoipa::path(
+    post, path = "/api/v1/sandbox/dispute/{id}/cancel", tag = "sandbox", params(("id" = String, Path)),
+    security(("AppID" = ["SANDBOX_POST"])),
+    responses((status = 200, body = DisputeResponse), (status = 401), (status = 403), (status = 404),
+              (status = 409, description = "DISPUTE_CLOSED"))
+)]
+async fn cancel_dispute(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<ApiJson<DisputeResponse>> {
+    let dispute = state
+        .services
+        .disputes
+        .resolve(&caller, &id, Resolution::Cancel, None)
+        .await?;
+    Ok(ApiJson(DisputeResponse {
+        dispute: dispute.into(),
     }))
 }

@@ -51,6 +51,10 @@ pub enum ConsoleError {
     #[error(transparent)]
     Company(#[from] CompanyError),
     #[error(transparent)]
+    Dispute(#[from] super::disputes::DisputeError),
+    #[error(transparent)]
+    Kyc(#[from] super::kyc::KycError),
+    #[error(transparent)]
     Store(#[from] StoreError),
 }
 

@@ -17,6 +17,10 @@ pub const DISPUTE_CREATE: &str = "DISPUTE_CREATE";
 pub const DISPUTE_ACCEPTED: &str = "DISPUTE_ACCEPTED";
 pub const DISPUTE_REJECTED: &str = "DISPUTE_REJECTED";
 pub const DISPUTE_CANCELED: &str = "DISPUTE_CANCELED";
+pub const KYC_ONBOARDING_IN_REVIEW: &str = "KYC_ONBOARDING_IN_REVIEW";
+pub const KYC_ONBOARDING_APPROVED: &str = "KYC_ONBOARDING_APPROVED";
+pub const KYC_ONBOARDING_REJECTED: &str = "KYC_ONBOARDING_REJECTED";
+pub const KYC_ONBOARDING_DOCUMENTS_REQUESTED: &str = "KYC_ONBOARDING_DOCUMENTS_REQUESTED";
 
 /// Every event a webhook may subscribe to, with what causes it.
 pub const EVENTS: &[(&str, &str)] = &[
@@ -36,10 +40,32 @@ pub const EVENTS: &[(&str, &str)] = &[
     (DISPUTE_ACCEPTED, "a dispute ended for the payer"),
     (DISPUTE_REJECTED, "a dispute ended for the receiver"),
     (DISPUTE_CANCELED, "a dispute was canceled"),
+    (
+        KYC_ONBOARDING_IN_REVIEW,
+        "a KYC onboarding was submitted (or resubmitted) for review (MASTER only)",
+    ),
+    (
+        KYC_ONBOARDING_APPROVED,
+        "support approved a KYC onboarding (MASTER only)",
+    ),
+    (
+        KYC_ONBOARDING_REJECTED,
+        "support rejected a KYC onboarding (MASTER only)",
+    ),
+    (
+        KYC_ONBOARDING_DOCUMENTS_REQUESTED,
+        "support asked for more documents on a KYC onboarding (MASTER only)",
+    ),
 ];
 
 pub fn is_known(event: &str) -> bool {
     EVENTS.iter().any(|(name, _)| *name == event)
+}
+
+/// Onboarding events belong to the MASTER application (seed section 6): only a MASTER
+/// caller may register a webhook for them.
+pub fn is_master_only(event: &str) -> bool {
+    event.starts_with("KYC_ONBOARDING_")
 }
 
 fn rfc3339(millis: i64) -> String {

@@ -12,9 +12,12 @@ pub mod console;
 pub mod customers;
 pub mod demo;
 pub mod directory;
+pub mod disputes;
 pub mod events;
 pub mod features;
+pub mod files;
 pub mod idempotency;
+pub mod kyc;
 pub mod ledger;
 pub mod pix_key;
 pub mod pix_keys;
@@ -123,6 +126,9 @@ pub struct Services {
     pub sandbox: sandbox::Sandbox,
     pub webhooks: webhooks::Webhooks,
     pub plugins: plugins::Plugins,
+    pub files: files::Files,
+    pub disputes: disputes::Disputes,
+    pub kyc: kyc::Kyc,
 }
 
 /// Settings the services take from the configuration.
@@ -131,6 +137,7 @@ pub struct Options {
     pub allow_private_networks: bool,
     pub webhook_timeout: std::time::Duration,
     pub plugin_limits: cofre_plugin_host::Limits,
+    pub files: files::FileOptions,
 }
 
 impl Default for Options {
@@ -139,6 +146,7 @@ impl Default for Options {
             allow_private_networks: true,
             webhook_timeout: std::time::Duration::from_secs(5),
             plugin_limits: cofre_plugin_host::Limits::default(),
+            files: files::FileOptions::in_memory(),
         }
     }
 }
@@ -175,6 +183,9 @@ impl Services {
             refunds: refunds::Refunds::new(store.clone(), clock.clone()),
             statement: statement::Statement::new(store.clone()),
             sandbox: sandbox::Sandbox::new(store.clone(), clock.clone()),
+            files: files::Files::new(store.clone(), clock.clone(), options.files.clone()),
+            disputes: disputes::Disputes::new(store.clone(), clock.clone()),
+            kyc: kyc::Kyc::new(store.clone(), clock.clone()),
             plugins: plugins.clone(),
             webhooks: webhooks::Webhooks::new(
                 store.clone(),

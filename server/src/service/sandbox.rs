@@ -1,14 +1,13 @@
 //! The sandbox: money movements a real payer or the central bank would cause, for
 //! trying Cofre without a bank (on in the embedded default, off in production).
+//! Disputes the central bank opens go through [`super::disputes`].
 
 use tracing::instrument;
 
-use super::applications::Caller;
 use super::clock::SharedClock;
 use super::events;
 use super::ledger::{self, Kind, LedgerError, Movement};
 use super::pix_key::PixKey;
-use super::refunds::transaction_visible;
 use super::{FieldError, Problem, Validation};
 use crate::store::{self, Store, StoreError, ledger::TransactionRow};
 
@@ -18,10 +17,6 @@ pub enum SandboxError {
     Validation(Vec<FieldError>),
     #[error("no Cofre account has this Pix key")]
     PixKeyNotFound,
-    #[error("transaction not found")]
-    TransactionNotFound,
-    #[error("only a received Pix can be disputed")]
-    NotDisputable,
     #[error("the available balance is smaller than the disputed value")]
     InsufficientFunds,
     #[error(transparent)]
@@ -114,54 +109,5 @@ impl Sandbox {
         .await?;
         tx.commit().await.map_err(StoreError::from)?;
         Ok(transaction)
-    }
-
-    /// The central bank opens a dispute on a received Pix: its value moves from
-    /// available to blocked.
-    #[instrument(name = "service.sandbox.dispute", skip_all)]
-    pub async fn dispute(
-        &self,
-        caller: &Caller,
-        transaction_id: &str,
-    ) -> Result<TransactionRow, SandboxError> {
-        let mut tx = self.store.begin().await?;
-        let original = store::ledger::find(&mut *tx, transaction_id)
-            .await?
-            .filter(|t| transaction_visible(caller, t))
-            .ok_or(SandboxError::TransactionNotFound)?;
-        if original.kind != Kind::PixIn.as_str() {
-            return Err(SandboxError::NotDisputable);
-        }
-        let block = ledger::record(
-            &mut tx,
-            self.clock.now_millis(),
-            Movement {
-                id: None,
-                kind: Kind::DisputeBlock,
-                company_id: original.company_id.clone(),
-                account_id: original.account_id.clone(),
-                value: original.value,
-                charge_id: original.charge_id.clone(),
-                description: Some("dispute".into()),
-                counterparty: serde_json::from_str(&original.counterparty).unwrap_or_default(),
-                original_id: Some(original.id.clone()),
-                correlation_id: None,
-            },
-        )
-        .await?;
-        events::emit(
-            &mut tx,
-            block.created_at,
-            &block.company_id,
-            None,
-            events::DISPUTE_CREATE,
-            serde_json::json!({
-                "dispute": { "status": "IN_REVIEW", "value": block.value, "blockId": block.id },
-                "pix": events::transaction_json(&original),
-            }),
-        )
-        .await?;
-        tx.commit().await.map_err(StoreError::from)?;
-        Ok(block)
     }
 }

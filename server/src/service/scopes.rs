@@ -84,6 +84,18 @@ pub const PLUGIN_POST: Scope = master("PLUGIN_POST", "Upload plugins");
 pub const PLUGIN_PUT: Scope = master("PLUGIN_PUT", "Bind plugins to hooks and accounts");
 pub const PLUGIN_DELETE: Scope = master("PLUGIN_DELETE", "Delete plugins");
 pub const FILE_POST: Scope = scope("FILE_POST", "Upload files");
+pub const FILE_GET: Scope = scope("FILE_GET", "Read files and get new download links");
+pub const DISPUTE_GET: Scope = scope("DISPUTE_GET", "Read disputes");
+pub const DISPUTE_EVIDENCE_POST: Scope =
+    scope("DISPUTE_EVIDENCE_POST", "Send evidence for disputes");
+pub const KYC_ONBOARDING_POST: Scope = master(
+    "KYC_ONBOARDING_POST",
+    "Submit KYC onboardings (MASTER)",
+);
+pub const KYC_ONBOARDING_GET: Scope = master(
+    "KYC_ONBOARDING_GET",
+    "Read KYC onboardings and their representatives (MASTER)",
+);
 pub const SUBSCRIPTION_PAYMENT_BOOK_GET: Scope = scope(
     "SUBSCRIPTION_PAYMENT_BOOK_GET",
     "Issue and download a subscription's payment book",
@@ -145,7 +157,15 @@ pub const GROUPS: &[ScopeGroup] = &[
     },
     ScopeGroup {
         group: "FILE",
-        scopes: &[FILE_POST],
+        scopes: &[FILE_POST, FILE_GET],
+    },
+    ScopeGroup {
+        group: "DISPUTE",
+        scopes: &[DISPUTE_GET, DISPUTE_EVIDENCE_POST],
+    },
+    ScopeGroup {
+        group: "KYC",
+        scopes: &[KYC_ONBOARDING_POST, KYC_ONBOARDING_GET],
     },
     ScopeGroup {
         group: "SUBSCRIPTION",

@@ -38,6 +38,8 @@ pub enum WebhookError {
     DeliveryNotFound,
     #[error("application not found")]
     ApplicationNotFound,
+    #[error("only a MASTER application may subscribe to onboarding events")]
+    MasterRequired,
     #[error(transparent)]
     Store(StoreError),
 }
@@ -161,6 +163,9 @@ impl Webhooks {
         caller: &Caller,
         new: NewWebhook,
     ) -> Result<WebhookRow, WebhookError> {
+        if new.event.as_deref().is_some_and(|e| events::is_master_only(e.trim())) && !caller.is_master() {
+            return Err(WebhookError::MasterRequired);
+        }
         let mut v = Validation::default();
         let name = v.text("webhook.name", new.name.as_deref(), 100);
         let event = v.text("webhook.event", new.event.as_deref(), 100);

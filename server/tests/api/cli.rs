@@ -49,7 +49,8 @@ async fn migrate_runs_on_a_fresh_database_and_again(db: Db) {
                 "money",
                 "events",
                 "plugins",
-                "console"
+                "console",
+                "files_disputes_kyc"
             ])
         );
     }

@@ -83,14 +83,17 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub services: Services,
     pub db: TestDb,
+    /// The local object store of uploaded files.
+    pub files: tempfile::TempDir,
 }
 
-pub fn test_settings(db_url: &str) -> Settings {
+pub fn test_settings(db_url: &str, files_dir: &std::path::Path) -> Settings {
     let mut settings = Settings::default();
     settings.database.url = db_url.to_owned();
     settings.server.bind = "127.0.0.1:0".into();
     settings.console.site_root = PathBuf::from("target/site");
     settings.sandbox.enabled = Some(true);
+    settings.files.local_dir = files_dir.to_owned();
     // Debug builds run plugins several times slower than release ones.
     settings.plugins.deadline_ms = 1_000;
     settings
@@ -102,7 +105,8 @@ pub async fn spawn_app(db: Db) -> TestApp {
 
 pub async fn spawn_app_with(db: Db, configure: impl FnOnce(&mut Settings)) -> TestApp {
     let db = fresh_database(db).await;
-    let mut settings = test_settings(&db.url);
+    let files = tempfile::tempdir().expect("temporary folder for files");
+    let mut settings = test_settings(&db.url, files.path());
     configure(&mut settings);
     let running = cofre_server::start(settings).await.expect("app starts");
     TestApp {
@@ -113,6 +117,7 @@ pub async fn spawn_app_with(db: Db, configure: impl FnOnce(&mut Settings)) -> Te
             .unwrap(),
         services: running.state.services.clone(),
         db,
+        files,
     }
 }
 

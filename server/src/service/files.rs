@@ -1,0 +1,619 @@
+//! Files: documents a company uploads once and then names by `fileId` (dispute
+//! evidence, KYC documents, ...). The bytes stream into the object store (a local
+//! folder by default, any S3-compatible bucket by configuration) and are never held
+//! whole in memory; the kind is read from the bytes themselves, never from the
+//! declared content type. A `fileId` resolves only for its company and purpose (seed
+//! rule 7). Downloads go through links signed with HMAC-SHA256 that expire.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
+use hmac::{Hmac, Mac};
+use object_store::ObjectStore;
+use object_store::path::Path as ObjectPath;
+use object_store::{WriteMultipart, local::LocalFileSystem};
+use sha2::{Digest, Sha256};
+use tokio::sync::OnceCell;
+use tracing::instrument;
+
+use super::applications::Caller;
+use super::clock::SharedClock;
+use super::{CorrelationId, FieldError, Problem, Validation, idempotency};
+use crate::store::{self, Store, StoreError, files::FileRow, idempotency::Claim};
+
+/// Why a file was uploaded; a `fileId` is usable only for its own purpose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    AccountRegisterDocument,
+    DisputeEvidence,
+    LimitIncreaseRequest,
+    KycDocument,
+}
+
+impl Purpose {
+    pub const ALL: [Purpose; 4] = [
+        Purpose::AccountRegisterDocument,
+        Purpose::DisputeEvidence,
+        Purpose::LimitIncreaseRequest,
+        Purpose::KycDocument,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::AccountRegisterDocument => "ACCOUNT_REGISTER_DOCUMENT",
+            Purpose::DisputeEvidence => "DISPUTE_EVIDENCE",
+            Purpose::LimitIncreaseRequest => "LIMIT_INCREASE_REQUEST",
+            Purpose::KycDocument => "KYC_DOCUMENT",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Purpose> {
+        Purpose::ALL.into_iter().find(|p| p.as_str() == value.trim())
+    }
+}
+
+/// The kinds of document Cofre accepts, recognised by their bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Pdf,
+    Png,
+    Jpeg,
+}
+
+impl Kind {
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Kind::Pdf => "application/pdf",
+            Kind::Png => "image/png",
+            Kind::Jpeg => "image/jpeg",
+        }
+    }
+}
+
+/// How many bytes of the start and of the end of a file [`sniff`] looks at.
+const HEAD: usize = 64;
+const TAIL: usize = 1024;
+
+/// The kind of a complete file from its first and last bytes: the signature must be
+/// one of the three, and the file must end the way a whole file of that kind ends (a
+/// PDF's `%%EOF`, a PNG's IEND chunk, a JPEG's end-of-image marker), so that truncated
+/// uploads are refused too.
+pub fn sniff(head: &[u8], tail: &[u8]) -> Option<Kind> {
+    let kind = match infer::get(head)?.mime_type() {
+        "application/pdf" => Kind::Pdf,
+        "image/png" => Kind::Png,
+        "image/jpeg" => Kind::Jpeg,
+        _ => return None,
+    };
+    let trimmed = {
+        let end = tail
+            .iter()
+            .rposition(|b| !matches!(b, b'\r' | b'\n' | b' ' | b'\t' | 0))
+            .map_or(0, |i| i + 1);
+        &tail[..end]
+    };
+    let whole = match kind {
+        Kind::Pdf => tail.windows(5).any(|w| w == b"%%EOF"),
+        Kind::Png => trimmed.ends_with(&[0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]),
+        Kind::Jpeg => trimmed.ends_with(&[0xFF, 0xD9]),
+    };
+    whole.then_some(kind)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("invalid fields")]
+    Validation(Vec<FieldError>),
+    #[error("the file is larger than {max} bytes")]
+    TooLarge { max: u64 },
+    #[error("the content is not a whole PDF, PNG or JPEG")]
+    Unreadable,
+    #[error("the request body could not be read")]
+    BodyUnreadable,
+    #[error("file not found")]
+    NotFound,
+    #[error("the file was uploaded for another purpose ({0})")]
+    PurposeMismatch(String),
+    #[error("the download link expired")]
+    UrlExpired,
+    #[error("the download link is not valid")]
+    UrlInvalid,
+    #[error("the correlationID was used with another file")]
+    CorrelationIdConflict,
+    #[error("object store: {0}")]
+    ObjectStore(#[from] object_store::Error),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A failure of the request body while it streams in.
+#[derive(Debug)]
+pub enum BodyError {
+    /// The transport's own hard limit cut the body.
+    TooLarge,
+    /// The body is not valid multipart, or the connection broke.
+    Broken,
+}
+
+/// Where file bytes live and how their links behave; from the `files` settings.
+#[derive(Clone)]
+pub struct FileOptions {
+    pub objects: Arc<dyn ObjectStore>,
+    pub max_bytes: u64,
+    pub url_ttl: Duration,
+    /// The HMAC key of download links; `None`: a key generated once and kept in the
+    /// database, so that every process signs and checks alike.
+    pub url_secret: Option<String>,
+}
+
+impl std::fmt::Debug for FileOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileOptions")
+            .field("objects", &self.objects.to_string())
+            .field("max_bytes", &self.max_bytes)
+            .field("url_ttl", &self.url_ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FileOptions {
+    pub const DEFAULT_MAX_BYTES: u64 = 10 * 1024 * 1024;
+
+    /// Files kept in memory: for services built without settings (unit tests, CLI).
+    pub fn in_memory() -> Self {
+        Self {
+            objects: Arc::new(object_store::memory::InMemory::new()),
+            max_bytes: Self::DEFAULT_MAX_BYTES,
+            url_ttl: Duration::from_secs(15 * 60),
+            url_secret: None,
+        }
+    }
+
+    /// Files under `dir` on the local disk (created if missing).
+    pub fn local(dir: &std::path::Path) -> anyhow::Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        Ok(Self {
+            objects: Arc::new(LocalFileSystem::new_with_prefix(dir)?),
+            max_bytes: Self::DEFAULT_MAX_BYTES,
+            url_ttl: Duration::from_secs(15 * 60),
+            url_secret: None,
+        })
+    }
+}
+
+/// A file stored by [`Files::receive`] and not yet recorded.
+#[derive(Debug)]
+pub struct Received {
+    id: String,
+    location: ObjectPath,
+    name: String,
+    size: u64,
+    sha256: String,
+    kind: Option<Kind>,
+}
+
+/// A recorded file and whether this request created it.
+#[derive(Clone, Debug)]
+pub struct Uploaded {
+    pub file: FileRow,
+    pub created: bool,
+}
+
+/// A file's bytes, streaming out of the object store.
+pub struct Download {
+    pub file: FileRow,
+    pub body: futures_util::stream::BoxStream<'static, Result<Bytes, object_store::Error>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Files {
+    store: Store,
+    clock: SharedClock,
+    options: FileOptions,
+    key: Arc<OnceCell<Vec<u8>>>,
+}
+
+const PART_SIZE: usize = 1024 * 1024;
+
+impl Files {
+    pub fn new(store: Store, clock: SharedClock, options: FileOptions) -> Self {
+        Self {
+            store,
+            clock,
+            options,
+            key: Arc::new(OnceCell::new()),
+        }
+    }
+
+    pub fn max_bytes(&self) -> u64 {
+        self.options.max_bytes
+    }
+
+    fn location(company_id: &str, file_id: &str) -> ObjectPath {
+        ObjectPath::from(format!("{company_id}/{file_id}"))
+    }
+
+    /// Streams one uploaded file into the object store, hashing it and keeping only its
+    /// first and last bytes for [`sniff`]. Past the size limit nothing more is stored:
+    /// the rest of the body is read and dropped (so the client gets its 413 instead of
+    /// a reset connection), the partial object is removed, and the answer is `TooLarge`.
+    #[instrument(name = "service.files.receive", skip_all)]
+    pub async fn receive<S>(
+        &self,
+        caller: &Caller,
+        name: Option<&str>,
+        mut body: S,
+    ) -> Result<Received, FileError>
+    where
+        S: Stream<Item = Result<Bytes, BodyError>> + Unpin,
+    {
+        let id = store::new_id("file");
+        let location = Self::location(&caller.company_id, &id);
+        let upload = self.options.objects.put_multipart(&location).await?;
+        let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_SIZE);
+        let mut hasher = Sha256::new();
+        let mut head = Vec::with_capacity(HEAD);
+        let mut tail: Vec<u8> = Vec::with_capacity(2 * TAIL);
+        let mut size: u64 = 0;
+        let max = self.options.max_bytes;
+        let outcome = loop {
+            let chunk = match body.next().await {
+                None => break Ok(()),
+                Some(Ok(chunk)) => chunk,
+                Some(Err(BodyError::TooLarge)) => break Err(FileError::TooLarge { max }),
+                Some(Err(BodyError::Broken)) => break Err(FileError::BodyUnreadable),
+            };
+            size += chunk.len() as u64;
+            if size > max {
+                // Read the rest and drop it, up to twice the limit: past that the
+                // connection is cut instead.
+                while size <= max.saturating_mul(2)
+                    && let Some(Ok(rest)) = body.next().await
+                {
+                    size += rest.len() as u64;
+                }
+                break Err(FileError::TooLarge { max });
+            }
+            hasher.update(&chunk);
+            if head.len() < HEAD {
+                let take = (HEAD - head.len()).min(chunk.len());
+                head.extend_from_slice(&chunk[..take]);
+            }
+            tail.extend_from_slice(&chunk[chunk.len().saturating_sub(TAIL)..]);
+            if tail.len() > TAIL {
+                tail.drain(..tail.len() - TAIL);
+            }
+            writer.wait_for_capacity(2).await?;
+            writer.write(&chunk);
+        };
+        if let Err(err) = outcome {
+            if let Err(abort) = writer.abort().await {
+                tracing::warn!(%abort, "could not abort a refused upload");
+            }
+            return Err(err);
+        }
+        writer.finish().await?;
+        let name = name
+            .map(|n| n.rsplit(['/', '\\']).next().unwrap_or_default())
+            .map(|n| n.chars().filter(|c| !c.is_control()).take(255).collect::<String>())
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| "file".to_owned());
+        Ok(Received {
+            id,
+            location,
+            name,
+            size,
+            sha256: hex(&hasher.finalize()),
+            kind: sniff(&head, &tail),
+        })
+    }
+
+    /// Removes a received file that will not be recorded.
+    pub async fn discard(&self, received: Received) {
+        if let Err(err) = self.options.objects.delete(&received.location).await {
+            tracing::warn!(%err, file = %received.id, "could not remove a refused upload");
+        }
+    }
+
+    /// Records a received file: purpose and correlationID checked, content checked, then
+    /// idempotency. A refused or repeated upload leaves no bytes behind.
+    #[instrument(name = "service.files.create", skip_all)]
+    pub async fn create(
+        &self,
+        caller: &Caller,
+        purpose: Option<&str>,
+        correlation_id: Option<&str>,
+        received: Option<Received>,
+    ) -> Result<Uploaded, FileError> {
+        let mut v = Validation::default();
+        let purpose = match purpose.map(str::trim).filter(|p| !p.is_empty()) {
+            None => {
+                v.add("purpose", Problem::Required);
+                None
+            }
+            Some(p) => Purpose::parse(p).or_else(|| {
+                v.add("purpose", Problem::UnknownValue);
+                None
+            }),
+        };
+        let correlation_id = match correlation_id {
+            None => None,
+            Some(c) => CorrelationId::parse("correlationID", c)
+                .map_err(|e| v.add(e.field, e.problem))
+                .ok(),
+        };
+        if received.is_none() {
+            v.add("file", Problem::Required);
+        }
+        if let Err(details) = v.finish() {
+            if let Some(received) = received {
+                self.discard(received).await;
+            }
+            return Err(FileError::Validation(details));
+        }
+        let (purpose, received) = (
+            purpose.expect("validated above"),
+            received.expect("validated above"),
+        );
+        let Some(kind) = received.kind.filter(|_| received.size > 0) else {
+            self.discard(received).await;
+            return Err(FileError::Unreadable);
+        };
+        match self
+            .record(caller, purpose, correlation_id.as_ref(), &received, kind)
+            .await
+        {
+            Ok(uploaded) => {
+                if !uploaded.created {
+                    self.discard(received).await;
+                }
+                Ok(uploaded)
+            }
+            Err(err) => {
+                self.discard(received).await;
+                Err(err)
+            }
+        }
+    }
+
+    async fn record(
+        &self,
+        caller: &Caller,
+        purpose: Purpose,
+        correlation_id: Option<&CorrelationId>,
+        received: &Received,
+        kind: Kind,
+    ) -> Result<Uploaded, FileError> {
+        let now = self.clock.now_millis();
+        let row = FileRow {
+            id: received.id.clone(),
+            company_id: caller.company_id.clone(),
+            purpose: purpose.as_str().to_owned(),
+            name: received.name.clone(),
+            content_type: kind.content_type().to_owned(),
+            size: i64::try_from(received.size).unwrap_or(i64::MAX),
+            sha256: received.sha256.clone(),
+            correlation_id: correlation_id.map(|c| c.as_str().to_owned()),
+            created_at: now,
+        };
+        let mut tx = self.store.begin().await?;
+        if let Some(correlation_id) = correlation_id {
+            let hash = idempotency::request_hash(&serde_json::json!({
+                "purpose": row.purpose, "sha256": row.sha256,
+            }));
+            let claim = store::idempotency::claim(
+                &mut tx,
+                &caller.company_id,
+                "file",
+                correlation_id.as_str(),
+                &hash,
+                &row.id,
+                now,
+            )
+            .await?;
+            if let Claim::Existing {
+                request_hash,
+                resource_id,
+            } = claim
+            {
+                drop(tx);
+                if request_hash != hash {
+                    return Err(FileError::CorrelationIdConflict);
+                }
+                let file = store::files::find(self.store.pool(), &resource_id)
+                    .await?
+                    .ok_or(FileError::NotFound)?;
+                return Ok(Uploaded {
+                    file,
+                    created: false,
+                });
+            }
+        }
+        store::files::insert(&mut tx, &row).await?;
+        tx.commit().await.map_err(StoreError::from)?;
+        tracing::info!(file = %row.id, size = row.size, purpose = %row.purpose, "file stored");
+        Ok(Uploaded {
+            file: row,
+            created: true,
+        })
+    }
+
+    /// A file of the caller's company (404 for any other).
+    pub async fn get(&self, caller: &Caller, id: &str) -> Result<FileRow, FileError> {
+        store::files::find(self.store.pool(), id)
+            .await?
+            .filter(|f| f.company_id == caller.company_id)
+            .ok_or(FileError::NotFound)
+    }
+
+    /// Resolves every id to a file of `company_id` uploaded for `purpose`, or fails on
+    /// the first that does not: unknown or another company's is `NotFound`, another
+    /// purpose is `PurposeMismatch`. Runs in the consumer's transaction before it saves
+    /// anything (seed rule 7).
+    pub async fn resolve(
+        tx: &mut store::Tx,
+        company_id: &str,
+        purpose: Purpose,
+        ids: &[String],
+    ) -> Result<Vec<FileRow>, FileError> {
+        let found = store::files::find_many(tx, ids).await?;
+        let mut files = Vec::with_capacity(ids.len());
+        for id in ids {
+            let file = found
+                .iter()
+                .find(|f| &f.id == id && f.company_id == company_id)
+                .ok_or(FileError::NotFound)?;
+            if file.purpose != purpose.as_str() {
+                return Err(FileError::PurposeMismatch(file.purpose.clone()));
+            }
+            files.push(file.clone());
+        }
+        Ok(files)
+    }
+
+    async fn key(&self) -> Result<&[u8], FileError> {
+        let key = self
+            .key
+            .get_or_try_init(|| async {
+                if let Some(secret) = &self.options.url_secret {
+                    return Ok::<_, StoreError>(secret.as_bytes().to_vec());
+                }
+                let mut candidate = [0u8; 32];
+                rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut candidate);
+                let mut tx = self.store.begin().await?;
+                let value = store::files::secret(
+                    &mut tx,
+                    "file_url_key",
+                    &hex(&candidate),
+                    self.clock.now_millis(),
+                )
+                .await?;
+                tx.commit().await?;
+                Ok(value.into_bytes())
+            })
+            .await?;
+        Ok(key)
+    }
+
+    fn mac(key: &[u8], id: &str, expires: i64) -> Hmac<Sha256> {
+        let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
+        mac.update(format!("{id}.{expires}").as_bytes());
+        mac
+    }
+
+    /// The path and query of a download link for `file`, valid for the configured
+    /// lifetime: `/api/v1/files/{id}/content?expires=<unix seconds>&signature=<hex>`.
+    pub async fn signed_path(&self, file: &FileRow) -> Result<String, FileError> {
+        let expires = self.clock.now_millis() / 1000
+            + i64::try_from(self.options.url_ttl.as_secs()).unwrap_or(i64::MAX / 2);
+        let signature = hex(&Self::mac(self.key().await?, &file.id, expires)
+            .finalize()
+            .into_bytes());
+        Ok(format!(
+            "/api/v1/files/{}/content?expires={expires}&signature={signature}",
+            file.id
+        ))
+    }
+
+    /// Opens a file through a signed link: the signature must match this id and expiry
+    /// (checked in constant time) and the expiry must not have passed.
+    #[instrument(name = "service.files.download", skip_all)]
+    pub async fn download(
+        &self,
+        id: &str,
+        expires: Option<&str>,
+        signature: Option<&str>,
+    ) -> Result<Download, FileError> {
+        let expires: i64 = expires
+            .and_then(|e| e.parse().ok())
+            .ok_or(FileError::UrlInvalid)?;
+        let signature = signature
+            .and_then(unhex)
+            .ok_or(FileError::UrlInvalid)?;
+        Self::mac(self.key().await?, id, expires)
+            .verify_slice(&signature)
+            .map_err(|_| FileError::UrlInvalid)?;
+        if self.clock.now_millis() / 1000 > expires {
+            return Err(FileError::UrlExpired);
+        }
+        let file = store::files::find(self.store.pool(), id)
+            .await?
+            .ok_or(FileError::NotFound)?;
+        let object = self
+            .options
+            .objects
+            .get(&Self::location(&file.company_id, &file.id))
+            .await?;
+        Ok(Download {
+            file,
+            body: object.into_stream(),
+        })
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 || text.len() > 128 {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PNG_END: [u8; 12] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82];
+
+    #[test]
+    fn whole_files_of_the_three_kinds_are_recognised() {
+        let pdf = b"%PDF-1.7\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n";
+        assert_eq!(sniff(pdf, pdf), Some(Kind::Pdf));
+        let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13];
+        png.extend_from_slice(b"IHDR");
+        png.extend_from_slice(&PNG_END);
+        assert_eq!(sniff(&png, &png), Some(Kind::Png));
+        let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0, 0xFF, 0xD9];
+        assert_eq!(sniff(&jpeg, &jpeg), Some(Kind::Jpeg));
+    }
+
+    #[test]
+    fn truncated_files_and_other_kinds_are_refused() {
+        let truncated = b"%PDF-1.7\n1 0 obj\n<<>>\nendobj\n";
+        assert_eq!(sniff(truncated, truncated), None);
+        let elf = b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00";
+        assert_eq!(sniff(elf, elf), None);
+        let exe = b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00";
+        assert_eq!(sniff(exe, exe), None);
+        let jpeg_cut = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0, 1, 2];
+        assert_eq!(sniff(&jpeg_cut, &jpeg_cut), None);
+        assert_eq!(sniff(b"", b""), None);
+        assert_eq!(sniff(b"hello, world", b"hello, world"), None);
+    }
+
+    #[test]
+    fn purposes_round_trip_and_unknown_ones_are_refused() {
+        for p in Purpose::ALL {
+            assert_eq!(Purpose::parse(p.as_str()), Some(p));
+        }
+        assert_eq!(Purpose::parse("dispute_evidence"), None);
+        assert_eq!(Purpose::parse("SELFIE"), None);
+    }
+
+    #[test]
+    fn hex_round_trips_and_rejects_garbage() {
+        assert_eq!(unhex(&hex(&[0, 1, 0xab, 0xff])), Some(vec![0, 1, 0xab, 0xff]));
+        assert_eq!(unhex("abc"), None);
+        assert_eq!(unhex("zz"), None);
+        assert_eq!(unhex("é1"), None);
+    }
+}
