@@ -80,6 +80,8 @@ impl Files {
                 }
                 FileOptions {
                     objects: std::sync::Arc::new(builder.build()?),
+                    // S3's smallest multipart part (all but the last).
+                    part_size: 5 * 1024 * 1024,
                     ..FileOptions::in_memory()
                 }
             }

@@ -229,6 +229,9 @@ impl Disputes {
         if pix.kind != Kind::PixIn.as_str() {
             return Err(DisputeError::NotDisputable);
         }
+        if store::disputes::exists_for_transaction(&mut tx, &pix.id).await? {
+            return Err(DisputeError::AlreadyExists);
+        }
         let block = ledger::record(
             &mut tx,
             now,

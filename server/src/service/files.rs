@@ -146,6 +146,9 @@ pub struct FileOptions {
     /// The HMAC key of download links; `None`: a key generated once and kept in the
     /// database, so that every process signs and checks alike.
     pub url_secret: Option<String>,
+    /// Bytes buffered before each part goes to the store: what an upload holds in
+    /// memory. S3 needs at least 5 MiB; a local folder takes any size.
+    pub part_size: usize,
 }
 
 impl std::fmt::Debug for FileOptions {
@@ -168,6 +171,7 @@ impl FileOptions {
             max_bytes: Self::DEFAULT_MAX_BYTES,
             url_ttl: Duration::from_secs(15 * 60),
             url_secret: None,
+            part_size: 256 * 1024,
         }
     }
 
@@ -179,6 +183,7 @@ impl FileOptions {
             max_bytes: Self::DEFAULT_MAX_BYTES,
             url_ttl: Duration::from_secs(15 * 60),
             url_secret: None,
+            part_size: 256 * 1024,
         })
     }
 }
@@ -215,8 +220,6 @@ pub struct Files {
     key: Arc<OnceCell<Vec<u8>>>,
 }
 
-const PART_SIZE: usize = 1024 * 1024;
-
 impl Files {
     pub fn new(store: Store, clock: SharedClock, options: FileOptions) -> Self {
         Self {
@@ -252,7 +255,7 @@ impl Files {
         let id = store::new_id("file");
         let location = Self::location(&caller.company_id, &id);
         let upload = self.options.objects.put_multipart(&location).await?;
-        let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_SIZE);
+        let mut writer = WriteMultipart::new_with_chunk_size(upload, self.options.part_size);
         let mut hasher = Sha256::new();
         let mut head = Vec::with_capacity(HEAD);
         let mut tail: Vec<u8> = Vec::with_capacity(2 * TAIL);
@@ -285,7 +288,7 @@ impl Files {
             if tail.len() > TAIL {
                 tail.drain(..tail.len() - TAIL);
             }
-            writer.wait_for_capacity(2).await?;
+            writer.wait_for_capacity(1).await?;
             writer.write(&chunk);
         };
         if let Err(err) = outcome {

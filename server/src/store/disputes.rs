@@ -105,6 +105,15 @@ where
     row.as_ref().map(dispute).transpose()
 }
 
+/// Whether the Pix `transaction_id` already has a dispute.
+pub async fn exists_for_transaction(tx: &mut Tx, transaction_id: &str) -> StoreResult<bool> {
+    let row = sqlx::query("SELECT id FROM disputes WHERE transaction_id = $1")
+        .bind(transaction_id)
+        .fetch_optional(&mut **tx)
+        .await?;
+    Ok(row.is_some())
+}
+
 /// Locks the dispute row for the rest of `tx` (Postgres; SQLite's write transaction
 /// already holds the database) and reads it.
 pub async fn find_for_update(tx: &mut Tx, id: &str, postgres: bool) -> StoreResult<Option<DisputeRow>> {

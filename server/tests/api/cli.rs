@@ -50,7 +50,7 @@ async fn migrate_runs_on_a_fresh_database_and_again(db: Db) {
                 "events",
                 "plugins",
                 "console",
-                "files_disputes_kyc"
+                "files disputes kyc"
             ])
         );
     }

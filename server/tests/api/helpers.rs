@@ -414,6 +414,163 @@ impl TestApp {
     }
 }
 
+/// Fixtures and calls of the files, disputes and KYC tests.
+impl TestApp {
+    /// `POST /api/v1/files` with a multipart form; `None` leaves a part out.
+    pub async fn upload(
+        &self,
+        app_id: &str,
+        purpose: Option<&str>,
+        file: Option<(&str, Vec<u8>)>,
+        correlation_id: Option<&str>,
+    ) -> Response {
+        let mut form = reqwest::multipart::Form::new();
+        if let Some(p) = purpose {
+            form = form.text("purpose", p.to_owned());
+        }
+        if let Some(c) = correlation_id {
+            form = form.text("correlationID", c.to_owned());
+        }
+        if let Some((name, bytes)) = file {
+            // The declared type is a lie on purpose: Cofre reads the bytes.
+            let part = reqwest::multipart::Part::bytes(bytes)
+                .file_name(name.to_owned())
+                .mime_str("application/pdf")
+                .unwrap();
+            form = form.part("file", part);
+        }
+        self.request(Method::POST, "/api/v1/files", Some(app_id))
+            .multipart(form)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Uploads `pdf()` for `purpose` and answers the file id.
+    pub async fn uploaded(&self, app_id: &str, purpose: &str) -> String {
+        let body = json(
+            self.upload(app_id, Some(purpose), Some(("doc.pdf", pdf())), None)
+                .await,
+            201,
+        )
+        .await;
+        body["file"]["id"].as_str().unwrap().to_owned()
+    }
+
+    /// The events stored for a company, oldest first: `(event, application_id, payload)`.
+    pub async fn events_of(&self, company_id: &str) -> Vec<(String, Option<String>, Value)> {
+        use sqlx::Row;
+        let rows = sqlx::query(
+            "SELECT event, application_id, payload FROM events WHERE company_id = $1 ORDER BY created_at, id",
+        )
+        .bind(company_id)
+        .fetch_all(self.services.store.pool())
+        .await
+        .unwrap();
+        rows.iter()
+            .map(|r| {
+                (
+                    r.get::<String, _>("event"),
+                    r.get::<Option<String>, _>("application_id"),
+                    serde_json::from_str(&r.get::<String, _>("payload")).unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    /// How many rows `table` has (files, dispute_evidence, kyc_onboardings, ...).
+    pub async fn count(&self, table: &str) -> i64 {
+        use sqlx::Row;
+        sqlx::query(&format!("SELECT COUNT(*) AS n FROM {table}"))
+            .fetch_one(self.services.store.pool())
+            .await
+            .unwrap()
+            .get::<i64, _>("n")
+    }
+
+    /// The caller an AppID authenticates as (for service calls support makes).
+    pub async fn caller(&self, app_id: &str) -> cofre_server::service::applications::Caller {
+        self.services
+            .applications
+            .authenticate(Some(app_id))
+            .await
+            .unwrap()
+    }
+
+    pub async fn enable_feature(&self, company: &TestCompany, feature: &str) {
+        self.services
+            .companies
+            .set_feature(&company.id, feature.parse().unwrap(), true)
+            .await
+            .unwrap();
+    }
+
+    /// A funded campaign with a received Pix under dispute: `(account, AppID, dispute id)`.
+    pub async fn disputed_campaign(&self, master: &str, key: &str, value: i64) -> (String, String, String) {
+        let (account_id, app_id) = self.funded_campaign(master, key, value).await;
+        let statement = json(self.get("/api/v1/statement", Some(&app_id)).await, 200).await;
+        let pix_in = statement["statement"][0]["endToEndId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let opened = json(
+            self.post(
+                "/api/v1/sandbox/dispute",
+                Some(&app_id),
+                serde_json::json!({"transactionID": pix_in}),
+            )
+            .await,
+            200,
+        )
+        .await;
+        let id = opened["dispute"]["id"].as_str().unwrap().to_owned();
+        (account_id, app_id, id)
+    }
+
+    /// Files in the local object store (every company).
+    pub fn stored_objects(&self) -> usize {
+        fn walk(dir: &std::path::Path) -> usize {
+            std::fs::read_dir(dir)
+                .map(|entries| {
+                    entries
+                        .flatten()
+                        .map(|e| {
+                            let path = e.path();
+                            if path.is_dir() { walk(&path) } else { 1 }
+                        })
+                        .sum()
+                })
+                .unwrap_or(0)
+        }
+        walk(self.files.path())
+    }
+}
+
+/// A small whole PDF.
+pub fn pdf() -> Vec<u8> {
+    b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n".to_vec()
+}
+
+/// A small whole PNG (signature, IHDR, IEND).
+pub fn png() -> Vec<u8> {
+    let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+    png.extend_from_slice(&[0, 0, 0, 13]);
+    png.extend_from_slice(b"IHDR");
+    png.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0, 0x90, 0x77, 0x53, 0xDE]);
+    png.extend_from_slice(&[0, 0, 0, 0]);
+    png.extend_from_slice(b"IEND");
+    png.extend_from_slice(&[0xAE, 0x42, 0x60, 0x82]);
+    png
+}
+
+/// A small whole JPEG (SOI, JFIF APP0, EOI).
+pub fn jpeg() -> Vec<u8> {
+    let mut jpeg = vec![0xFF, 0xD8, 0xFF, 0xE0, 0, 16];
+    jpeg.extend_from_slice(b"JFIF\0");
+    jpeg.extend_from_slice(&[1, 1, 0, 0, 1, 0, 1, 0, 0, 0xFF, 0xD9]);
+    jpeg
+}
+
 /// Asserts the status and the stable `code` of an error answer; returns the body.
 pub async fn assert_error(response: Response, status: u16, code: &str) -> Value {
     assert_eq!(

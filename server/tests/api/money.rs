@@ -387,8 +387,8 @@ async fn a_sandbox_dispute_moves_the_value_to_blocked(db: Db) {
             json!({"transactionID": e2e}),
         )
         .await,
-        400,
-        "INSUFFICIENT_FUNDS",
+        409,
+        "DISPUTE_ALREADY_EXISTS",
     )
     .await;
     assert_error(
