@@ -203,7 +203,8 @@ impl IntoResponse for ApiError {
                 .map(str::to_owned)
                 .unwrap_or_else(|| message(&self.code, self.arg.as_deref(), lang)),
             code: &self.code,
-            error_code: (self.code == "DISPUTE_EVIDENCE_FILE_ID_NOT_ALLOWED").then_some(&*self.code),
+            error_code: (self.code == "DISPUTE_EVIDENCE_FILE_ID_NOT_ALLOWED")
+                .then_some(&*self.code),
             details: self
                 .details
                 .iter()

@@ -181,7 +181,12 @@ async fn upload(
     }
     let (purpose, correlation_id, received) = form;
     let uploaded = files
-        .create(&caller, purpose.as_deref(), correlation_id.as_deref(), received)
+        .create(
+            &caller,
+            purpose.as_deref(),
+            correlation_id.as_deref(),
+            received,
+        )
         .await?;
     let status = if uploaded.created {
         StatusCode::CREATED

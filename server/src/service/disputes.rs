@@ -289,7 +289,8 @@ impl Disputes {
     }
 
     fn visible(caller: &Caller, row: &DisputeRow) -> bool {
-        row.company_id == caller.company_id && (caller.is_master() || row.account_id == caller.account_id)
+        row.company_id == caller.company_id
+            && (caller.is_master() || row.account_id == caller.account_id)
     }
 
     /// A dispute the caller may see: its company's MASTER, or the application of the
@@ -359,7 +360,10 @@ impl Disputes {
             .await?
             .filter(|d| Self::visible(caller, d))
             .ok_or(DisputeError::NotFound)?;
-        if documents.iter().any(|d| d.url.is_some() && d.file_id.is_some()) {
+        if documents
+            .iter()
+            .any(|d| d.url.is_some() && d.file_id.is_some())
+        {
             return Err(DisputeError::UrlAndFileId);
         }
         let checked = check_documents(&documents)?;
@@ -375,7 +379,13 @@ impl Disputes {
             return Err(DisputeError::Closed(status.as_str()));
         }
         let file_ids: Vec<String> = checked.iter().filter_map(|d| d.file_id.clone()).collect();
-        Files::resolve(&mut tx, &caller.company_id, Purpose::DisputeEvidence, &file_ids).await?;
+        Files::resolve(
+            &mut tx,
+            &caller.company_id,
+            Purpose::DisputeEvidence,
+            &file_ids,
+        )
+        .await?;
         let existing = store::disputes::evidence_of(&mut *tx, &row.id).await?;
         if existing.len() + checked.len() > MAX_DOCUMENTS {
             return Err(DisputeError::TooManyDocuments);
@@ -451,8 +461,15 @@ impl Disputes {
         )
         .await?;
         let new_status = resolution.status();
-        if !store::disputes::close(&mut tx, &row.id, new_status.as_str(), &movement.id, note, now)
-            .await?
+        if !store::disputes::close(
+            &mut tx,
+            &row.id,
+            new_status.as_str(),
+            &movement.id,
+            note,
+            now,
+        )
+        .await?
         {
             return Err(DisputeError::Closed(status.as_str()));
         }
@@ -476,7 +493,11 @@ impl Disputes {
     }
 
     /// Support's queue: the newest disputes of every company, optionally of one status.
-    pub async fn list_all(&self, status: Option<Status>, limit: i64) -> Result<Vec<Dispute>, DisputeError> {
+    pub async fn list_all(
+        &self,
+        status: Option<Status>,
+        limit: i64,
+    ) -> Result<Vec<Dispute>, DisputeError> {
         let rows =
             store::disputes::list_all(self.store.pool(), status.map(Status::as_str), limit).await?;
         let mut disputes = Vec::with_capacity(rows.len());
@@ -529,13 +550,18 @@ fn check_documents(documents: &[DocumentInput]) -> Result<Vec<DocumentInput>, Di
     let mut checked = Vec::with_capacity(documents.len());
     for (i, doc) in documents.iter().enumerate() {
         let url = doc.url.as_deref().map(str::trim).filter(|u| !u.is_empty());
-        let file_id = doc.file_id.as_deref().map(str::trim).filter(|f| !f.is_empty());
+        let file_id = doc
+            .file_id
+            .as_deref()
+            .map(str::trim)
+            .filter(|f| !f.is_empty());
         match (url, file_id) {
             (None, None) => v.add(format!("documents[{i}].url"), Problem::Required),
             (Some(u), _) => {
                 let ok = u.len() <= 2048
-                    && url::Url::parse(u)
-                        .is_ok_and(|p| matches!(p.scheme(), "http" | "https") && p.host().is_some());
+                    && url::Url::parse(u).is_ok_and(|p| {
+                        matches!(p.scheme(), "http" | "https") && p.host().is_some()
+                    });
                 if !ok {
                     v.add(format!("documents[{i}].url"), Problem::Invalid);
                 }
@@ -551,7 +577,10 @@ fn check_documents(documents: &[DocumentInput]) -> Result<Vec<DocumentInput>, Di
             .map(str::trim)
             .filter(|d| !d.is_empty());
         if description.is_some_and(|d| d.chars().count() > 500) {
-            v.add(format!("documents[{i}].description"), Problem::TooLong { max: 500 });
+            v.add(
+                format!("documents[{i}].description"),
+                Problem::TooLong { max: 500 },
+            );
         }
         checked.push(DocumentInput {
             url: url.map(str::to_owned),

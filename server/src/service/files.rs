@@ -50,7 +50,9 @@ impl Purpose {
     }
 
     pub fn parse(value: &str) -> Option<Purpose> {
-        Purpose::ALL.into_iter().find(|p| p.as_str() == value.trim())
+        Purpose::ALL
+            .into_iter()
+            .find(|p| p.as_str() == value.trim())
     }
 }
 
@@ -300,7 +302,12 @@ impl Files {
         writer.finish().await?;
         let name = name
             .map(|n| n.rsplit(['/', '\\']).next().unwrap_or_default())
-            .map(|n| n.chars().filter(|c| !c.is_control()).take(255).collect::<String>())
+            .map(|n| {
+                n.chars()
+                    .filter(|c| !c.is_control())
+                    .take(255)
+                    .collect::<String>()
+            })
             .map(|n| n.trim().to_owned())
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| "file".to_owned());
@@ -533,9 +540,7 @@ impl Files {
         let expires: i64 = expires
             .and_then(|e| e.parse().ok())
             .ok_or(FileError::UrlInvalid)?;
-        let signature = signature
-            .and_then(unhex)
-            .ok_or(FileError::UrlInvalid)?;
+        let signature = signature.and_then(unhex).ok_or(FileError::UrlInvalid)?;
         Self::mac(self.key().await?, id, expires)
             .verify_slice(&signature)
             .map_err(|_| FileError::UrlInvalid)?;
@@ -562,7 +567,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 || text.len() > 128 {
+    if !text.len().is_multiple_of(2) || text.len() > 128 {
         return None;
     }
     (0..text.len())
@@ -585,7 +590,9 @@ mod tests {
         png.extend_from_slice(b"IHDR");
         png.extend_from_slice(&PNG_END);
         assert_eq!(sniff(&png, &png), Some(Kind::Png));
-        let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0, 0xFF, 0xD9];
+        let jpeg = [
+            0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0, 0xFF, 0xD9,
+        ];
         assert_eq!(sniff(&jpeg, &jpeg), Some(Kind::Jpeg));
     }
 
@@ -597,7 +604,9 @@ mod tests {
         assert_eq!(sniff(elf, elf), None);
         let exe = b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00";
         assert_eq!(sniff(exe, exe), None);
-        let jpeg_cut = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0, 1, 2];
+        let jpeg_cut = [
+            0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0, 1, 2,
+        ];
         assert_eq!(sniff(&jpeg_cut, &jpeg_cut), None);
         assert_eq!(sniff(b"", b""), None);
         assert_eq!(sniff(b"hello, world", b"hello, world"), None);
@@ -614,7 +623,10 @@ mod tests {
 
     #[test]
     fn hex_round_trips_and_rejects_garbage() {
-        assert_eq!(unhex(&hex(&[0, 1, 0xab, 0xff])), Some(vec![0, 1, 0xab, 0xff]));
+        assert_eq!(
+            unhex(&hex(&[0, 1, 0xab, 0xff])),
+            Some(vec![0, 1, 0xab, 0xff])
+        );
         assert_eq!(unhex("abc"), None);
         assert_eq!(unhex("zz"), None);
         assert_eq!(unhex("é1"), None);

@@ -215,13 +215,16 @@ impl Kyc {
             .iter()
             .flat_map(|(_, docs)| docs.iter().cloned())
             .collect();
-        Files::resolve(&mut tx, &caller.company_id, Purpose::KycDocument, &all_files).await?;
-        let existing = store::kyc::find_by_correlation(
-            &mut *tx,
+        Files::resolve(
+            &mut tx,
             &caller.company_id,
-            correlation_id.as_str(),
+            Purpose::KycDocument,
+            &all_files,
         )
         .await?;
+        let existing =
+            store::kyc::find_by_correlation(&mut *tx, &caller.company_id, correlation_id.as_str())
+                .await?;
         let (id, created) = match existing {
             None => {
                 let row = OnboardingRow {
@@ -241,7 +244,10 @@ impl Kyc {
                     Err(StoreError::Duplicate) => {
                         // A concurrent submission of the same correlationID won.
                         drop(tx);
-                        return self.by_correlation(caller, correlation_id.as_str()).await.map(|o| (o, false));
+                        return self
+                            .by_correlation(caller, correlation_id.as_str())
+                            .await
+                            .map(|o| (o, false));
                     }
                     Err(e) => return Err(e.into()),
                 }
@@ -271,8 +277,10 @@ impl Kyc {
             })
             .collect();
         store::kyc::replace_representatives(&mut tx, &id, &rows).await?;
-        let row = store::kyc::find(&mut *tx, &id).await?.ok_or(KycError::NotFound)?;
-        let onboarding = self.load_in(&mut tx, row).await?;
+        let row = store::kyc::find(&mut *tx, &id)
+            .await?
+            .ok_or(KycError::NotFound)?;
+        let onboarding = load_in(&mut tx, row).await?;
         emit(&mut tx, now, caller.application_id.as_str(), &onboarding).await?;
         tx.commit().await.map_err(StoreError::from)?;
         tracing::info!(onboarding = %onboarding.row.id, created, "KYC onboarding in review");
@@ -280,28 +288,13 @@ impl Kyc {
     }
 
     async fn load(&self, row: OnboardingRow) -> Result<Onboarding, KycError> {
-        let mut tx = self.store.begin().await?;
-        let onboarding = self.load_in(&mut tx, row).await?;
-        drop(tx);
-        Ok(onboarding)
-    }
-
-    async fn load_in(&self, tx: &mut store::Tx, row: OnboardingRow) -> Result<Onboarding, KycError> {
-        let reps = store::kyc::representatives(&mut **tx, &row.id).await?;
-        let mut representatives = Vec::with_capacity(reps.len());
-        for rep in reps {
-            let ids: Vec<String> = serde_json::from_str(&rep.documents)
-                .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            let documents = store::files::find_many(tx, &ids).await?;
-            representatives.push(Representative {
-                row: rep,
-                documents,
-            });
-        }
-        Ok(Onboarding {
-            row,
-            representatives,
-        })
+        let mut conn = self
+            .store
+            .pool()
+            .acquire()
+            .await
+            .map_err(StoreError::from)?;
+        load_in(&mut conn, row).await
     }
 
     /// The caller's company's onboarding with this correlationID.
@@ -323,8 +316,13 @@ impl Kyc {
     }
 
     /// Support's queue: onboardings of every company, optionally of one status.
-    pub async fn list_all(&self, status: Option<Status>, limit: i64) -> Result<Vec<Onboarding>, KycError> {
-        let rows = store::kyc::list_all(self.store.pool(), status.map(Status::as_str), limit).await?;
+    pub async fn list_all(
+        &self,
+        status: Option<Status>,
+        limit: i64,
+    ) -> Result<Vec<Onboarding>, KycError> {
+        let rows =
+            store::kyc::list_all(self.store.pool(), status.map(Status::as_str), limit).await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
             out.push(self.load(row).await?);
@@ -371,14 +369,22 @@ impl Kyc {
         {
             return Err(KycError::NotInReview(status.as_str()));
         }
-        let row = store::kyc::find(&mut *tx, &row.id).await?.ok_or(KycError::NotFound)?;
-        let onboarding = self.load_in(&mut tx, row).await?;
+        let row = store::kyc::find(&mut *tx, &row.id)
+            .await?
+            .ok_or(KycError::NotFound)?;
+        let onboarding = load_in(&mut tx, row).await?;
         let master = store::applications::list_for_company(&mut *tx, &onboarding.row.company_id)
             .await?
             .into_iter()
             .find(|a| a.kind == "MASTER")
             .map(|a| a.id);
-        emit(&mut tx, now, master.as_deref().unwrap_or_default(), &onboarding).await?;
+        emit(
+            &mut tx,
+            now,
+            master.as_deref().unwrap_or_default(),
+            &onboarding,
+        )
+        .await?;
         tx.commit().await.map_err(StoreError::from)?;
         tracing::info!(onboarding = %onboarding.row.id, status = to.as_str(), "KYC onboarding reviewed");
         Ok(onboarding)
@@ -407,7 +413,12 @@ async fn emit(
 /// name, a valid CPF, an email, a past birth date (`YYYY-MM-DD`) and 1 to 10 file ids.
 fn check(input: OnboardingInput) -> Result<Checked, KycError> {
     let mut v = Validation::default();
-    let tax_id = match input.tax_id.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+    let tax_id = match input
+        .tax_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
         None => {
             v.add("taxID", Problem::Required);
             String::new()
@@ -430,7 +441,12 @@ fn check(input: OnboardingInput) -> Result<Checked, KycError> {
     for (i, rep) in reps.into_iter().enumerate() {
         let p = format!("representatives[{i}].");
         let name = v.text(&format!("{p}name"), rep.name.as_deref(), 200);
-        let tax_id = match rep.tax_id.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        let tax_id = match rep
+            .tax_id
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        {
             None => {
                 v.add(format!("{p}taxID"), Problem::Required);
                 String::new()
@@ -443,7 +459,11 @@ fn check(input: OnboardingInput) -> Result<Checked, KycError> {
                 }
             },
         };
-        let email = parse_email(&mut v, &format!("{p}email"), rep.email.as_deref().unwrap_or_default());
+        let email = parse_email(
+            &mut v,
+            &format!("{p}email"),
+            rep.email.as_deref().unwrap_or_default(),
+        );
         let birth_date = rep.birth_date.as_deref().map(str::trim).unwrap_or_default();
         let format = time::macros::format_description!("[year]-[month]-[day]");
         match time::Date::parse(birth_date, &format) {
@@ -477,6 +497,29 @@ fn check(input: OnboardingInput) -> Result<Checked, KycError> {
     v.finish().map_err(KycError::Validation)?;
     Ok(Checked {
         tax_id,
+        representatives,
+    })
+}
+
+/// An onboarding with its representatives and their files, read on `conn` (a pooled
+/// connection, or `&mut *tx` to see the transaction's own writes).
+async fn load_in(
+    conn: &mut sqlx::AnyConnection,
+    row: OnboardingRow,
+) -> Result<Onboarding, KycError> {
+    let reps = store::kyc::representatives(&mut *conn, &row.id).await?;
+    let mut representatives = Vec::with_capacity(reps.len());
+    for rep in reps {
+        let ids: Vec<String> =
+            serde_json::from_str(&rep.documents).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let documents = store::files::find_many(&mut *conn, &ids).await?;
+        representatives.push(Representative {
+            row: rep,
+            documents,
+        });
+    }
+    Ok(Onboarding {
+        row,
         representatives,
     })
 }

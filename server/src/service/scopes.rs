@@ -88,10 +88,8 @@ pub const FILE_GET: Scope = scope("FILE_GET", "Read files and get new download l
 pub const DISPUTE_GET: Scope = scope("DISPUTE_GET", "Read disputes");
 pub const DISPUTE_EVIDENCE_POST: Scope =
     scope("DISPUTE_EVIDENCE_POST", "Send evidence for disputes");
-pub const KYC_ONBOARDING_POST: Scope = master(
-    "KYC_ONBOARDING_POST",
-    "Submit KYC onboardings (MASTER)",
-);
+pub const KYC_ONBOARDING_POST: Scope =
+    master("KYC_ONBOARDING_POST", "Submit KYC onboardings (MASTER)");
 pub const KYC_ONBOARDING_GET: Scope = master(
     "KYC_ONBOARDING_GET",
     "Read KYC onboardings and their representatives (MASTER)",

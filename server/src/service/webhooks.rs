@@ -163,7 +163,12 @@ impl Webhooks {
         caller: &Caller,
         new: NewWebhook,
     ) -> Result<WebhookRow, WebhookError> {
-        if new.event.as_deref().is_some_and(|e| events::is_master_only(e.trim())) && !caller.is_master() {
+        if new
+            .event
+            .as_deref()
+            .is_some_and(|e| events::is_master_only(e.trim()))
+            && !caller.is_master()
+        {
             return Err(WebhookError::MasterRequired);
         }
         let mut v = Validation::default();

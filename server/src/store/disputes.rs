@@ -116,12 +116,18 @@ pub async fn exists_for_transaction(tx: &mut Tx, transaction_id: &str) -> StoreR
 
 /// Locks the dispute row for the rest of `tx` (Postgres; SQLite's write transaction
 /// already holds the database) and reads it.
-pub async fn find_for_update(tx: &mut Tx, id: &str, postgres: bool) -> StoreResult<Option<DisputeRow>> {
+pub async fn find_for_update(
+    tx: &mut Tx,
+    id: &str,
+    postgres: bool,
+) -> StoreResult<Option<DisputeRow>> {
     let lock = if postgres { " FOR UPDATE" } else { "" };
-    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM disputes WHERE id = $1{lock}"))
-        .bind(id)
-        .fetch_optional(&mut **tx)
-        .await?;
+    let row = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM disputes WHERE id = $1{lock}"
+    ))
+    .bind(id)
+    .fetch_optional(&mut **tx)
+    .await?;
     row.as_ref().map(dispute).transpose()
 }
 
@@ -162,7 +168,11 @@ where
 }
 
 /// The newest disputes of every company in `status` (support's queue).
-pub async fn list_all<'e, E>(db: E, status: Option<&str>, limit: i64) -> StoreResult<Vec<DisputeRow>>
+pub async fn list_all<'e, E>(
+    db: E,
+    status: Option<&str>,
+    limit: i64,
+) -> StoreResult<Vec<DisputeRow>>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {

@@ -66,11 +66,15 @@ where
     row.as_ref().map(file).transpose()
 }
 
-/// The files of `ids` that exist, in any order.
-pub async fn find_many(tx: &mut Tx, ids: &[String]) -> StoreResult<Vec<FileRow>> {
+/// The files of `ids` that exist, in any order (on a pooled connection or inside a
+/// transaction: `&mut *tx`).
+pub async fn find_many(
+    conn: &mut sqlx::AnyConnection,
+    ids: &[String],
+) -> StoreResult<Vec<FileRow>> {
     let mut found = Vec::with_capacity(ids.len());
     for id in ids {
-        if let Some(row) = find(&mut **tx, id).await? {
+        if let Some(row) = find(&mut *conn, id).await? {
             found.push(row);
         }
     }

@@ -108,10 +108,12 @@ pub async fn find<'e, E>(db: E, id: &str) -> StoreResult<Option<OnboardingRow>>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
-    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM kyc_onboardings WHERE id = $1"))
-        .bind(id)
-        .fetch_optional(db)
-        .await?;
+    let row = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM kyc_onboardings WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(db)
+    .await?;
     row.as_ref().map(onboarding).transpose()
 }
 
@@ -156,7 +158,11 @@ pub async fn resubmit(tx: &mut Tx, id: &str, tax_id: &str, now: i64) -> StoreRes
 }
 
 /// Support's queue: onboardings of every company in `status`, oldest change first.
-pub async fn list_all<'e, E>(db: E, status: Option<&str>, limit: i64) -> StoreResult<Vec<OnboardingRow>>
+pub async fn list_all<'e, E>(
+    db: E,
+    status: Option<&str>,
+    limit: i64,
+) -> StoreResult<Vec<OnboardingRow>>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
@@ -199,7 +205,10 @@ pub async fn replace_representatives(
     Ok(())
 }
 
-pub async fn representatives<'e, E>(db: E, onboarding_id: &str) -> StoreResult<Vec<RepresentativeRow>>
+pub async fn representatives<'e, E>(
+    db: E,
+    onboarding_id: &str,
+) -> StoreResult<Vec<RepresentativeRow>>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {

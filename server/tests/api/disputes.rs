@@ -17,7 +17,12 @@ async fn evidence(app: &TestApp, app_id: &str, id: &str, documents: Value) -> re
 }
 
 async fn documents_of(app: &TestApp, app_id: &str, id: &str) -> Vec<Value> {
-    let body = json(app.get(&format!("/api/v1/dispute/{id}"), Some(app_id)).await, 200).await;
+    let body = json(
+        app.get(&format!("/api/v1/dispute/{id}"), Some(app_id))
+            .await,
+        200,
+    )
+    .await;
     body["dispute"]["documents"].as_array().unwrap().clone()
 }
 
@@ -30,7 +35,12 @@ async fn a_dispute_blocks_the_pix_and_is_visible_only_to_its_owners(db: Db) {
         .await;
     assert_eq!(app.balance(&campaign, &account_id).await, (0, 900, 900));
 
-    let body = json(app.get(&format!("/api/v1/dispute/{id}"), Some(&campaign)).await, 200).await;
+    let body = json(
+        app.get(&format!("/api/v1/dispute/{id}"), Some(&campaign))
+            .await,
+        200,
+    )
+    .await;
     let dispute = &body["dispute"];
     assert_eq!(dispute["status"], "IN_REVIEW");
     assert_eq!(dispute["value"], 900);
@@ -40,8 +50,12 @@ async fn a_dispute_blocks_the_pix_and_is_visible_only_to_its_owners(db: Db) {
 
     // One dispute per Pix.
     assert_error(
-        app.post("/api/v1/sandbox/dispute", Some(&campaign), json!({"transactionID": pix}))
-            .await,
+        app.post(
+            "/api/v1/sandbox/dispute",
+            Some(&campaign),
+            json!({"transactionID": pix}),
+        )
+        .await,
         409,
         "DISPUTE_ALREADY_EXISTS",
     )
@@ -55,7 +69,12 @@ async fn a_dispute_blocks_the_pix_and_is_visible_only_to_its_owners(db: Db) {
     let (_, other_campaign) = app.campaign(&master).await;
     let list = json(app.get("/api/v1/dispute", Some(&other_campaign)).await, 200).await;
     assert_eq!(list["disputes"], json!([]));
-    let list = json(app.get("/api/v1/dispute?status=ACCEPTED", Some(&master)).await, 200).await;
+    let list = json(
+        app.get("/api/v1/dispute?status=ACCEPTED", Some(&master))
+            .await,
+        200,
+    )
+    .await;
     assert_eq!(list["pageInfo"]["totalCount"], 0);
     assert_error(
         app.get("/api/v1/dispute?status=OPEN", Some(&master)).await,
@@ -64,7 +83,8 @@ async fn a_dispute_blocks_the_pix_and_is_visible_only_to_its_owners(db: Db) {
     )
     .await;
     assert_error(
-        app.get(&format!("/api/v1/dispute/{id}"), Some(&other_campaign)).await,
+        app.get(&format!("/api/v1/dispute/{id}"), Some(&other_campaign))
+            .await,
         404,
         "DISPUTE_NOT_FOUND",
     )
@@ -72,18 +92,27 @@ async fn a_dispute_blocks_the_pix_and_is_visible_only_to_its_owners(db: Db) {
     let other = app.company(1, true).await;
     let other_master = app.master(&other).await;
     assert_error(
-        app.get(&format!("/api/v1/dispute/{id}"), Some(&other_master)).await,
+        app.get(&format!("/api/v1/dispute/{id}"), Some(&other_master))
+            .await,
         404,
         "DISPUTE_NOT_FOUND",
     )
     .await;
     assert_error(
-        evidence(&app, &other_master, &id, json!([{"url": "https://x.example/a"}])).await,
+        evidence(
+            &app,
+            &other_master,
+            &id,
+            json!([{"url": "https://x.example/a"}]),
+        )
+        .await,
         404,
         "DISPUTE_NOT_FOUND",
     )
     .await;
-    let reader = app.application(&company, "MASTER", &["DISPUTE_GET"], &[]).await;
+    let reader = app
+        .application(&company, "MASTER", &["DISPUTE_GET"], &[])
+        .await;
     assert_error(
         evidence(&app, &reader, &id, json!([{"url": "https://x.example/a"}])).await,
         403,
@@ -120,8 +149,14 @@ async fn evidence_follows_rule_4(db: Db) {
         200,
     )
     .await;
-    assert_eq!(body["dispute"]["documents"][0]["url"], "https://loja.example/pedido/42");
-    assert_eq!(body["dispute"]["documents"][0]["description"], "nota fiscal");
+    assert_eq!(
+        body["dispute"]["documents"][0]["url"],
+        "https://loja.example/pedido/42"
+    );
+    assert_eq!(
+        body["dispute"]["documents"][0]["description"],
+        "nota fiscal"
+    );
 
     // A fileId without DISPUTE_EVIDENCE_FILE_ID: 403 with errorCode, nothing saved,
     // even beside a valid url.
@@ -140,7 +175,8 @@ async fn evidence_follows_rule_4(db: Db) {
     assert_eq!(body["errorCode"], "DISPUTE_EVIDENCE_FILE_ID_NOT_ALLOWED");
     assert_eq!(documents_of(&app, &campaign, &id).await.len(), 1);
 
-    app.enable_feature(&company, "DISPUTE_EVIDENCE_FILE_ID").await;
+    app.enable_feature(&company, "DISPUTE_EVIDENCE_FILE_ID")
+        .await;
     // url and fileId in one item: never both.
     assert_error(
         evidence(
@@ -163,14 +199,30 @@ async fn evidence_follows_rule_4(db: Db) {
             json!([{"url": "https://a.example", "description": "x".repeat(501)}]),
             "documents[0].description",
         ),
-        (json!((0..21).map(|i| json!({"url": format!("https://a.example/{i}")})).collect::<Vec<_>>()), "documents"),
+        (
+            json!(
+                (0..21)
+                    .map(|i| json!({"url": format!("https://a.example/{i}")}))
+                    .collect::<Vec<_>>()
+            ),
+            "documents",
+        ),
     ] {
-        let body = assert_error(evidence(&app, &campaign, &id, documents).await, 400, "VALIDATION_ERROR").await;
+        let body = assert_error(
+            evidence(&app, &campaign, &id, documents).await,
+            400,
+            "VALIDATION_ERROR",
+        )
+        .await;
         assert_eq!(body["details"][0]["field"], field, "{body}");
     }
     assert_error(
-        app.post(&format!("/api/v1/dispute/{id}/evidence"), Some(&campaign), json!({}))
-            .await,
+        app.post(
+            &format!("/api/v1/dispute/{id}/evidence"),
+            Some(&campaign),
+            json!({}),
+        )
+        .await,
         400,
         "VALIDATION_ERROR",
     )
@@ -179,7 +231,13 @@ async fn evidence_follows_rule_4(db: Db) {
 
     // With the feature, a DISPUTE_EVIDENCE file of the company is accepted.
     let body = json(
-        evidence(&app, &campaign, &id, json!([{"fileId": file, "description": "print"}])).await,
+        evidence(
+            &app,
+            &campaign,
+            &id,
+            json!([{"fileId": file, "description": "print"}]),
+        )
+        .await,
         200,
     )
     .await;
@@ -193,7 +251,8 @@ async fn one_bad_file_id_saves_nothing(db: Db) {
     let app = spawn_app(db).await;
     let company = app.company(0, true).await;
     let master = app.master(&company).await;
-    app.enable_feature(&company, "DISPUTE_EVIDENCE_FILE_ID").await;
+    app.enable_feature(&company, "DISPUTE_EVIDENCE_FILE_ID")
+        .await;
     let (_, campaign, id) = app
         .disputed_campaign(&master, "doe@empresa0.com.br", 500)
         .await;
@@ -224,11 +283,20 @@ async fn one_bad_file_id_saves_nothing(db: Db) {
             code,
         )
         .await;
-        assert_eq!(app.count("dispute_evidence").await, 0, "{code}: nothing saved");
+        assert_eq!(
+            app.count("dispute_evidence").await,
+            0,
+            "{code}: nothing saved"
+        );
     }
     json(
-        evidence(&app, &campaign, &id, json!([{"url": "https://loja.example/a"}, {"fileId": good}]))
-            .await,
+        evidence(
+            &app,
+            &campaign,
+            &id,
+            json!([{"url": "https://loja.example/a"}, {"fileId": good}]),
+        )
+        .await,
         200,
     )
     .await;
@@ -249,18 +317,34 @@ async fn support_decisions_move_the_blocked_value_and_close_the_dispute(db: Db) 
     let done = app
         .services
         .disputes
-        .resolve(&support, &accepted, Resolution::Accept, Some("MED procedente"))
+        .resolve(
+            &support,
+            &accepted,
+            Resolution::Accept,
+            Some("MED procedente"),
+        )
         .await
         .unwrap();
     assert_eq!(done.row.status, "ACCEPTED");
     assert_eq!(app.balance(&campaign_a, &account_a).await, (0, 0, 0));
-    let body = json(app.get(&format!("/api/v1/dispute/{accepted}"), Some(&campaign_a)).await, 200).await;
+    let body = json(
+        app.get(&format!("/api/v1/dispute/{accepted}"), Some(&campaign_a))
+            .await,
+        200,
+    )
+    .await;
     assert_eq!(body["dispute"]["status"], "ACCEPTED");
     assert_eq!(body["dispute"]["resolutionNote"], "MED procedente");
     assert!(body["dispute"]["closedAt"].is_string());
     // Closed: no evidence, no second decision.
     assert_error(
-        evidence(&app, &campaign_a, &accepted, json!([{"url": "https://a.example"}])).await,
+        evidence(
+            &app,
+            &campaign_a,
+            &accepted,
+            json!([{"url": "https://a.example"}]),
+        )
+        .await,
         409,
         "DISPUTE_CLOSED",
     )
@@ -271,7 +355,12 @@ async fn support_decisions_move_the_blocked_value_and_close_the_dispute(db: Db) 
         .resolve(&support, &accepted, Resolution::Reject, None)
         .await;
     assert!(
-        matches!(again, Err(cofre_server::service::disputes::DisputeError::Closed("ACCEPTED"))),
+        matches!(
+            again,
+            Err(cofre_server::service::disputes::DisputeError::Closed(
+                "ACCEPTED"
+            ))
+        ),
         "{again:?}"
     );
     assert_eq!(app.balance(&campaign_a, &account_a).await, (0, 0, 0));

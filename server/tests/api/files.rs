@@ -61,7 +61,11 @@ async fn upload_is_stored_with_its_hash_and_a_working_link(db: Db) {
     }
 
     // A new link for a file of the company; another company gets 404.
-    let again = json(app.get(&format!("/api/v1/files/{id}"), Some(&master)).await, 200).await;
+    let again = json(
+        app.get(&format!("/api/v1/files/{id}"), Some(&master)).await,
+        200,
+    )
+    .await;
     assert_eq!(again["file"]["id"], id);
     assert!(again["url"].as_str().unwrap().contains("signature="));
     let other = app.company(1, true).await;
@@ -81,28 +85,48 @@ async fn a_repeated_correlation_id_answers_the_first_upload(db: Db) {
     let company = app.company(0, true).await;
     let master = app.master(&company).await;
     let first = json(
-        app.upload(&master, Some("DISPUTE_EVIDENCE"), Some(("a.pdf", pdf())), Some("doc-1"))
-            .await,
+        app.upload(
+            &master,
+            Some("DISPUTE_EVIDENCE"),
+            Some(("a.pdf", pdf())),
+            Some("doc-1"),
+        )
+        .await,
         201,
     )
     .await;
     let second = json(
-        app.upload(&master, Some("DISPUTE_EVIDENCE"), Some(("a.pdf", pdf())), Some("doc-1"))
-            .await,
+        app.upload(
+            &master,
+            Some("DISPUTE_EVIDENCE"),
+            Some(("a.pdf", pdf())),
+            Some("doc-1"),
+        )
+        .await,
         200,
     )
     .await;
     assert_eq!(first["file"]["id"], second["file"]["id"]);
     assert_error(
-        app.upload(&master, Some("DISPUTE_EVIDENCE"), Some(("b.png", png())), Some("doc-1"))
-            .await,
+        app.upload(
+            &master,
+            Some("DISPUTE_EVIDENCE"),
+            Some(("b.png", png())),
+            Some("doc-1"),
+        )
+        .await,
         409,
         "CORRELATION_ID_CONFLICT",
     )
     .await;
     assert_error(
-        app.upload(&master, Some("KYC_DOCUMENT"), Some(("a.pdf", pdf())), Some("doc-1"))
-            .await,
+        app.upload(
+            &master,
+            Some("KYC_DOCUMENT"),
+            Some(("a.pdf", pdf())),
+            Some("doc-1"),
+        )
+        .await,
         409,
         "CORRELATION_ID_CONFLICT",
     )
@@ -142,7 +166,8 @@ async fn unreadable_content_and_bad_forms_are_refused_and_leave_nothing(db: Db) 
     }
 
     let body = assert_error(
-        app.upload(&master, None, Some(("a.pdf", pdf())), None).await,
+        app.upload(&master, None, Some(("a.pdf", pdf())), None)
+            .await,
         400,
         "VALIDATION_ERROR",
     )
@@ -165,8 +190,13 @@ async fn unreadable_content_and_bad_forms_are_refused_and_leave_nothing(db: Db) 
     assert_eq!(body["details"][0]["field"], "file");
     let long = "x".repeat(101);
     let body = assert_error(
-        app.upload(&master, Some("KYC_DOCUMENT"), Some(("a.pdf", pdf())), Some(&long))
-            .await,
+        app.upload(
+            &master,
+            Some("KYC_DOCUMENT"),
+            Some(("a.pdf", pdf())),
+            Some(&long),
+        )
+        .await,
         400,
         "VALIDATION_ERROR",
     )
@@ -175,8 +205,12 @@ async fn unreadable_content_and_bad_forms_are_refused_and_leave_nothing(db: Db) 
 
     // Not multipart at all; an unknown part; too many parts.
     assert_error(
-        app.post("/api/v1/files", Some(&master), json!({"purpose": "KYC_DOCUMENT"}))
-            .await,
+        app.post(
+            "/api/v1/files",
+            Some(&master),
+            json!({"purpose": "KYC_DOCUMENT"}),
+        )
+        .await,
         415,
         "MULTIPART_REQUIRED",
     )
@@ -184,7 +218,10 @@ async fn unreadable_content_and_bad_forms_are_refused_and_leave_nothing(db: Db) 
     let form = reqwest::multipart::Form::new()
         .text("purpose", "KYC_DOCUMENT")
         .text("comment", "hello")
-        .part("file", reqwest::multipart::Part::bytes(pdf()).file_name("a.pdf"));
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(pdf()).file_name("a.pdf"),
+        );
     assert_error(
         app.request(reqwest::Method::POST, "/api/v1/files", Some(&master))
             .multipart(form)
@@ -197,8 +234,14 @@ async fn unreadable_content_and_bad_forms_are_refused_and_leave_nothing(db: Db) 
     .await;
     let form = reqwest::multipart::Form::new()
         .text("purpose", "KYC_DOCUMENT")
-        .part("file", reqwest::multipart::Part::bytes(pdf()).file_name("a.pdf"))
-        .part("file", reqwest::multipart::Part::bytes(pdf()).file_name("b.pdf"));
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(pdf()).file_name("a.pdf"),
+        )
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(pdf()).file_name("b.pdf"),
+        );
     assert_error(
         app.request(reqwest::Method::POST, "/api/v1/files", Some(&master))
             .multipart(form)
@@ -215,15 +258,25 @@ async fn unreadable_content_and_bad_forms_are_refused_and_leave_nothing(db: Db) 
         .application(&company, "MASTER", &["ACCOUNT_GET"], &[])
         .await;
     assert_error(
-        app.upload(&no_scope, Some("KYC_DOCUMENT"), Some(("a.pdf", pdf())), None)
-            .await,
+        app.upload(
+            &no_scope,
+            Some("KYC_DOCUMENT"),
+            Some(("a.pdf", pdf())),
+            None,
+        )
+        .await,
         403,
         "SCOPE_MISSING",
     )
     .await;
     assert_error(
-        app.upload("not-an-app-id", Some("KYC_DOCUMENT"), Some(("a.pdf", pdf())), None)
-            .await,
+        app.upload(
+            "not-an-app-id",
+            Some("KYC_DOCUMENT"),
+            Some(("a.pdf", pdf())),
+            None,
+        )
+        .await,
         401,
         "APP_ID_INVALID",
     )
@@ -247,14 +300,24 @@ async fn the_size_limit_is_exact(db: Db) {
         bytes
     };
     json(
-        app.upload(&master, Some("KYC_DOCUMENT"), Some(("a.pdf", sized(1_000))), None)
-            .await,
+        app.upload(
+            &master,
+            Some("KYC_DOCUMENT"),
+            Some(("a.pdf", sized(1_000))),
+            None,
+        )
+        .await,
         201,
     )
     .await;
     let body = assert_error(
-        app.upload(&master, Some("KYC_DOCUMENT"), Some(("b.pdf", sized(1_001))), None)
-            .await,
+        app.upload(
+            &master,
+            Some("KYC_DOCUMENT"),
+            Some(("b.pdf", sized(1_001))),
+            None,
+        )
+        .await,
         413,
         "FILE_TOO_LARGE",
     )
@@ -326,7 +389,10 @@ async fn stream_upload(app: &TestApp, app_id: &str, size: usize) -> (u16, Value)
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("no status line in {text:?}"));
     let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
-    (status, serde_json::from_str(body.trim()).unwrap_or(Value::Null))
+    (
+        status,
+        serde_json::from_str(body.trim()).unwrap_or(Value::Null),
+    )
 }
 
 async fn an_11_mib_upload_is_refused_without_holding_it_in_memory(db: Db) {
@@ -335,8 +401,13 @@ async fn an_11_mib_upload_is_refused_without_holding_it_in_memory(db: Db) {
     let master = app.master(&company).await;
     // Warm the connection pool and the upload path once with a small file.
     json(
-        app.upload(&master, Some("DISPUTE_EVIDENCE"), Some(("a.pdf", pdf())), None)
-            .await,
+        app.upload(
+            &master,
+            Some("DISPUTE_EVIDENCE"),
+            Some(("a.pdf", pdf())),
+            None,
+        )
+        .await,
         201,
     )
     .await;
@@ -354,7 +425,10 @@ async fn an_11_mib_upload_is_refused_without_holding_it_in_memory(db: Db) {
     let before_control = reset_peak();
     let buffer = vec![1u8; 11 * 1024 * 1024];
     let control = peak_rss().saturating_sub(before_control);
-    assert_eq!(buffer.iter().map(|&b| b as usize).sum::<usize>(), buffer.len());
+    assert_eq!(
+        buffer.iter().map(|&b| b as usize).sum::<usize>(),
+        buffer.len()
+    );
     drop(buffer);
     eprintln!("peak RSS growth: 11 MiB upload {growth} bytes, 11 MiB buffer {control} bytes");
     assert!(control >= 10 * 1024 * 1024, "control measured {control}");
@@ -384,10 +458,20 @@ async fn download_links_expire_and_cannot_be_changed(db: Db) {
     assert_eq!(ok.status(), 200);
     assert_eq!(ok.bytes().await.unwrap().as_ref(), pdf().as_slice());
     // ...and never after it.
-    assert_error(app.get(&link(&first, now - 1), None).await, 403, "FILE_URL_EXPIRED").await;
+    assert_error(
+        app.get(&link(&first, now - 1), None).await,
+        403,
+        "FILE_URL_EXPIRED",
+    )
+    .await;
 
     // The link the API answered, then each part of it changed.
-    let body = json(app.get(&format!("/api/v1/files/{first}"), Some(&master)).await, 200).await;
+    let body = json(
+        app.get(&format!("/api/v1/files/{first}"), Some(&master))
+            .await,
+        200,
+    )
+    .await;
     let url = body["url"].as_str().unwrap().to_owned();
     assert_eq!(app.client.get(&url).send().await.unwrap().status(), 200);
     let expires: i64 = url
@@ -396,10 +480,16 @@ async fn download_links_expire_and_cannot_be_changed(db: Db) {
         .and_then(|r| r.split('&').next())
         .and_then(|e| e.parse().ok())
         .unwrap();
-    assert!((expires - now - 15 * 60).abs() <= 5, "15 minutes by default");
+    assert!(
+        (expires - now - 15 * 60).abs() <= 5,
+        "15 minutes by default"
+    );
     let tampered = [
         url.replace(&first, &second),
-        url.replace(&format!("expires={expires}"), &format!("expires={}", expires + 3600)),
+        url.replace(
+            &format!("expires={expires}"),
+            &format!("expires={}", expires + 3600),
+        ),
         {
             let (head, sig) = url.split_once("signature=").unwrap();
             let flipped = if sig.starts_with('0') { "1" } else { "0" };

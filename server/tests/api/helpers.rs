@@ -506,7 +506,12 @@ impl TestApp {
     }
 
     /// A funded campaign with a received Pix under dispute: `(account, AppID, dispute id)`.
-    pub async fn disputed_campaign(&self, master: &str, key: &str, value: i64) -> (String, String, String) {
+    pub async fn disputed_campaign(
+        &self,
+        master: &str,
+        key: &str,
+        value: i64,
+    ) -> (String, String, String) {
         let (account_id, app_id) = self.funded_campaign(master, key, value).await;
         let statement = json(self.get("/api/v1/statement", Some(&app_id)).await, 200).await;
         let pix_in = statement["statement"][0]["endToEndId"]
@@ -556,7 +561,9 @@ pub fn png() -> Vec<u8> {
     let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
     png.extend_from_slice(&[0, 0, 0, 13]);
     png.extend_from_slice(b"IHDR");
-    png.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0, 0x90, 0x77, 0x53, 0xDE]);
+    png.extend_from_slice(&[
+        0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0, 0x90, 0x77, 0x53, 0xDE,
+    ]);
     png.extend_from_slice(&[0, 0, 0, 0]);
     png.extend_from_slice(b"IEND");
     png.extend_from_slice(&[0xAE, 0x42, 0x60, 0x82]);

@@ -42,8 +42,12 @@ async fn submission_is_created_once_and_in_review_changes_nothing(db: Db) {
     let doc = app.uploaded(&master, "KYC_DOCUMENT").await;
 
     let created = json(
-        app.post("/api/v1/kyc/onboarding", Some(&master), submission("kyc-1", &[&doc]))
-            .await,
+        app.post(
+            "/api/v1/kyc/onboarding",
+            Some(&master),
+            submission("kyc-1", &[&doc]),
+        )
+        .await,
         201,
     )
     .await;
@@ -58,7 +62,8 @@ async fn submission_is_created_once_and_in_review_changes_nothing(db: Db) {
     let mut other_body = submission("kyc-1", &["file_unknown"]);
     other_body["taxID"] = json!("12.ABC.345/01DE-35");
     let again = json(
-        app.post("/api/v1/kyc/onboarding", Some(&master), other_body).await,
+        app.post("/api/v1/kyc/onboarding", Some(&master), other_body)
+            .await,
         200,
     )
     .await;
@@ -70,8 +75,11 @@ async fn submission_is_created_once_and_in_review_changes_nothing(db: Db) {
     assert_eq!(app.count("kyc_representatives").await, 1);
 
     let reps = json(
-        app.get("/api/v1/kyc/representatives?correlationID=kyc-1", Some(&master))
-            .await,
+        app.get(
+            "/api/v1/kyc/representatives?correlationID=kyc-1",
+            Some(&master),
+        )
+        .await,
         200,
     )
     .await;
@@ -105,13 +113,25 @@ async fn documents_must_be_kyc_files_of_the_company(db: Db) {
     let foreign = app.uploaded(&other_master, "KYC_DOCUMENT").await;
 
     for (docs, status, code) in [
-        (vec![kyc_doc.as_str(), evidence.as_str()], 400, "FILE_PURPOSE_MISMATCH"),
-        (vec![kyc_doc.as_str(), foreign.as_str()], 404, "FILE_NOT_FOUND"),
+        (
+            vec![kyc_doc.as_str(), evidence.as_str()],
+            400,
+            "FILE_PURPOSE_MISMATCH",
+        ),
+        (
+            vec![kyc_doc.as_str(), foreign.as_str()],
+            404,
+            "FILE_NOT_FOUND",
+        ),
         (vec!["file_nope"], 404, "FILE_NOT_FOUND"),
     ] {
         assert_error(
-            app.post("/api/v1/kyc/onboarding", Some(&master), submission("kyc-2", &docs))
-                .await,
+            app.post(
+                "/api/v1/kyc/onboarding",
+                Some(&master),
+                submission("kyc-2", &docs),
+            )
+            .await,
             status,
             code,
         )
@@ -179,7 +199,8 @@ async fn documents_must_be_kyc_files_of_the_company(db: Db) {
     .await;
     assert_eq!(body["details"][0]["field"], "representatives");
     let body = assert_error(
-        app.post("/api/v1/kyc/onboarding", Some(&master), json!({})).await,
+        app.post("/api/v1/kyc/onboarding", Some(&master), json!({}))
+            .await,
         400,
         "VALIDATION_ERROR",
     )
@@ -190,29 +211,48 @@ async fn documents_must_be_kyc_files_of_the_company(db: Db) {
     // MASTER only; the query needs its correlationID; another company's is 404.
     let (_, campaign) = app.campaign(&master).await;
     assert_error(
-        app.post("/api/v1/kyc/onboarding", Some(&campaign), submission("kyc-5", &[&kyc_doc]))
-            .await,
+        app.post(
+            "/api/v1/kyc/onboarding",
+            Some(&campaign),
+            submission("kyc-5", &[&kyc_doc]),
+        )
+        .await,
         403,
         "MASTER_APPLICATION_REQUIRED",
     )
     .await;
     json(
-        app.post("/api/v1/kyc/onboarding", Some(&master), submission("kyc-5", &[&kyc_doc]))
-            .await,
+        app.post(
+            "/api/v1/kyc/onboarding",
+            Some(&master),
+            submission("kyc-5", &[&kyc_doc]),
+        )
+        .await,
         201,
     )
     .await;
-    assert_error(app.get("/api/v1/kyc/onboarding", Some(&master)).await, 400, "VALIDATION_ERROR").await;
     assert_error(
-        app.get("/api/v1/kyc/representatives?correlationID=kyc-5", Some(&other_master))
-            .await,
+        app.get("/api/v1/kyc/onboarding", Some(&master)).await,
+        400,
+        "VALIDATION_ERROR",
+    )
+    .await;
+    assert_error(
+        app.get(
+            "/api/v1/kyc/representatives?correlationID=kyc-5",
+            Some(&other_master),
+        )
+        .await,
         404,
         "KYC_ONBOARDING_NOT_FOUND",
     )
     .await;
     assert_error(
-        app.get("/api/v1/kyc/onboarding?correlationID=kyc-5", Some(&campaign))
-            .await,
+        app.get(
+            "/api/v1/kyc/onboarding?correlationID=kyc-5",
+            Some(&campaign),
+        )
+        .await,
         403,
         "MASTER_APPLICATION_REQUIRED",
     )
@@ -221,7 +261,8 @@ async fn documents_must_be_kyc_files_of_the_company(db: Db) {
     // Onboarding webhooks are the MASTER's too.
     let hook = json!({"webhook": {"name": "kyc", "event": "KYC_ONBOARDING_APPROVED", "url": "https://hooks.example/kyc", "isActive": true}});
     assert_error(
-        app.post("/api/v1/webhook", Some(&campaign), hook.clone()).await,
+        app.post("/api/v1/webhook", Some(&campaign), hook.clone())
+            .await,
         403,
         "MASTER_APPLICATION_REQUIRED",
     )
@@ -236,8 +277,12 @@ async fn support_review_moves_the_onboarding_and_emits_its_events(db: Db) {
     let master = app.master(&company).await;
     let doc = app.uploaded(&master, "KYC_DOCUMENT").await;
     let created = json(
-        app.post("/api/v1/kyc/onboarding", Some(&master), submission("kyc-9", &[&doc]))
-            .await,
+        app.post(
+            "/api/v1/kyc/onboarding",
+            Some(&master),
+            submission("kyc-9", &[&doc]),
+        )
+        .await,
         201,
     )
     .await;
@@ -250,9 +295,14 @@ async fn support_review_moves_the_onboarding_and_emits_its_events(db: Db) {
             .await
             .is_err()
     );
-    kyc.review(&id, Decision::RequestDocuments, Some("RG ilegível"), "suporte@cofre.dev")
-        .await
-        .unwrap();
+    kyc.review(
+        &id,
+        Decision::RequestDocuments,
+        Some("RG ilegível"),
+        "suporte@cofre.dev",
+    )
+    .await
+    .unwrap();
     let o = onboarding(&app, &master, "kyc-9").await;
     assert_eq!(o["status"], "DOCUMENTS_REQUESTED");
     assert_eq!(o["reviewNote"], "RG ilegível");
@@ -261,13 +311,20 @@ async fn support_review_moves_the_onboarding_and_emits_its_events(db: Db) {
     // are still checked (a dispute file is refused and nothing changes).
     let evidence = app.uploaded(&master, "DISPUTE_EVIDENCE").await;
     assert_error(
-        app.post("/api/v1/kyc/onboarding", Some(&master), submission("kyc-9", &[&evidence]))
-            .await,
+        app.post(
+            "/api/v1/kyc/onboarding",
+            Some(&master),
+            submission("kyc-9", &[&evidence]),
+        )
+        .await,
         400,
         "FILE_PURPOSE_MISMATCH",
     )
     .await;
-    assert_eq!(onboarding(&app, &master, "kyc-9").await["status"], "DOCUMENTS_REQUESTED");
+    assert_eq!(
+        onboarding(&app, &master, "kyc-9").await["status"],
+        "DOCUMENTS_REQUESTED"
+    );
     let new_doc = app.uploaded(&master, "KYC_DOCUMENT").await;
     let again = json(
         app.post(
@@ -280,21 +337,41 @@ async fn support_review_moves_the_onboarding_and_emits_its_events(db: Db) {
     )
     .await;
     assert_eq!(again["onboarding"]["status"], "IN_REVIEW");
-    assert_eq!(again["onboarding"]["representatives"][0]["documents"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        again["onboarding"]["representatives"][0]["documents"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 
     kyc.review(&id, Decision::Approve, None, "suporte@cofre.dev")
         .await
         .unwrap();
-    assert_eq!(onboarding(&app, &master, "kyc-9").await["status"], "APPROVED");
-    let closed = kyc.review(&id, Decision::Reject, Some("tarde"), "suporte@cofre.dev").await;
+    assert_eq!(
+        onboarding(&app, &master, "kyc-9").await["status"],
+        "APPROVED"
+    );
+    let closed = kyc
+        .review(&id, Decision::Reject, Some("tarde"), "suporte@cofre.dev")
+        .await;
     assert!(
-        matches!(closed, Err(cofre_server::service::kyc::KycError::NotInReview("APPROVED"))),
+        matches!(
+            closed,
+            Err(cofre_server::service::kyc::KycError::NotInReview(
+                "APPROVED"
+            ))
+        ),
         "{closed:?}"
     );
     // A closed onboarding keeps its decision: 200, unchanged.
     let repeat = json(
-        app.post("/api/v1/kyc/onboarding", Some(&master), submission("kyc-9", &[&doc]))
-            .await,
+        app.post(
+            "/api/v1/kyc/onboarding",
+            Some(&master),
+            submission("kyc-9", &[&doc]),
+        )
+        .await,
         200,
     )
     .await;
@@ -327,12 +404,17 @@ async fn account_register_endpoints_answer_410(db: Db) {
     let company = app.company(0, true).await;
     let master = app.master(&company).await;
     for response in [
-        app.post("/api/v1/account-register", Some(&master), json!({})).await,
+        app.post("/api/v1/account-register", Some(&master), json!({}))
+            .await,
         app.post("/api/v1/account-register", None, json!({})).await,
-        app.request(reqwest::Method::PATCH, "/api/v1/account-register/abc", Some(&master))
-            .send()
-            .await
-            .unwrap(),
+        app.request(
+            reqwest::Method::PATCH,
+            "/api/v1/account-register/abc",
+            Some(&master),
+        )
+        .send()
+        .await
+        .unwrap(),
         app.request(reqwest::Method::PATCH, "/api/v1/account-register", None)
             .header("accept-language", "en")
             .send()
@@ -340,8 +422,17 @@ async fn account_register_endpoints_answer_410(db: Db) {
             .unwrap(),
     ] {
         let body = assert_error(response, 410, "ENDPOINT_REMOVED").await;
-        assert!(body["error"].as_str().unwrap().contains("2026-04"), "{body}");
-        assert!(body["error"].as_str().unwrap().contains("/api/v1/changelog"), "{body}");
+        assert!(
+            body["error"].as_str().unwrap().contains("2026-04"),
+            "{body}"
+        );
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap()
+                .contains("/api/v1/changelog"),
+            "{body}"
+        );
     }
     let changelog = json(app.get("/api/v1/changelog", None).await, 200).await;
     assert!(
