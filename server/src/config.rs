@@ -40,6 +40,9 @@ pub struct Files {
     pub s3_endpoint: Option<String>,
     pub s3_region: Option<String>,
     pub s3_allow_http: bool,
+    /// Credentials; unset: the `AWS_*` environment variables (or the instance's role).
+    pub s3_access_key_id: Option<String>,
+    pub s3_secret_access_key: Option<String>,
 }
 
 impl Default for Files {
@@ -54,6 +57,8 @@ impl Default for Files {
             s3_endpoint: None,
             s3_region: None,
             s3_allow_http: false,
+            s3_access_key_id: None,
+            s3_secret_access_key: None,
         }
     }
 }
@@ -77,6 +82,13 @@ impl Files {
                 }
                 if let Some(region) = &self.s3_region {
                     builder = builder.with_region(region);
+                }
+                if let (Some(id), Some(secret)) =
+                    (&self.s3_access_key_id, &self.s3_secret_access_key)
+                {
+                    builder = builder
+                        .with_access_key_id(id)
+                        .with_secret_access_key(secret);
                 }
                 FileOptions {
                     objects: std::sync::Arc::new(builder.build()?),

@@ -504,3 +504,119 @@ async fn download_links_expire_and_cannot_be_changed(db: Db) {
     }
 }
 db_test!(download_links_expire_and_cannot_be_changed);
+
+/// The local S3-compatible server of the tests (`scripts/s3` starts moto).
+fn s3_endpoint() -> String {
+    std::env::var("COFRE_TEST_S3_ENDPOINT").unwrap_or_else(|_| "http://127.0.0.1:9310".into())
+}
+
+/// The keys stored in `bucket`, from its listing.
+async fn bucket_keys(app: &TestApp, bucket: &str) -> Vec<String> {
+    let listing = app
+        .client
+        .get(format!("{}/{bucket}", s3_endpoint()))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    listing
+        .split("<Key>")
+        .skip(1)
+        .map(|k| k.split("</Key>").next().unwrap().to_owned())
+        .collect()
+}
+
+async fn files_live_in_an_s3_compatible_bucket_by_config(db: Db) {
+    let endpoint = s3_endpoint();
+    let bucket = format!("cofre-{}", uuid::Uuid::new_v4().simple());
+    let created = reqwest::Client::new()
+        .put(format!("{endpoint}/{bucket}"))
+        .send()
+        .await
+        .unwrap_or_else(|e| {
+            panic!("an S3-compatible server is required at {endpoint} (scripts/s3): {e}")
+        });
+    assert!(
+        created.status().is_success(),
+        "bucket {bucket}: {}",
+        created.status()
+    );
+    let app = spawn_app_with(db, |s| {
+        s.files.store = "s3".into();
+        s.files.s3_bucket = Some(bucket.clone());
+        s.files.s3_endpoint = Some(endpoint.clone());
+        s.files.s3_region = Some("us-east-1".into());
+        s.files.s3_allow_http = true;
+        s.files.s3_access_key_id = Some("test".into());
+        s.files.s3_secret_access_key = Some("test".into());
+        s.files.max_bytes = 6 * 1024 * 1024;
+    })
+    .await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    let body = json(
+        app.upload(&master, Some("KYC_DOCUMENT"), Some(("rg.png", png())), None)
+            .await,
+        201,
+    )
+    .await;
+    let id = body["file"]["id"].as_str().unwrap();
+    assert_eq!(
+        bucket_keys(&app, &bucket).await,
+        [format!("{}/{id}", company.id)]
+    );
+    let download = app
+        .client
+        .get(body["url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(download.status(), 200);
+    assert_eq!(download.bytes().await.unwrap().as_ref(), png().as_slice());
+
+    // Larger than one 5 MiB part, and refusals that leave nothing in the bucket.
+    let mut big = b"%PDF-1.4\n".to_vec();
+    big.resize(5 * 1024 * 1024 + 300_000, b' ');
+    big.extend_from_slice(b"\n%%EOF\n");
+    let body = json(
+        app.upload(
+            &master,
+            Some("KYC_DOCUMENT"),
+            Some(("big.pdf", big.clone())),
+            None,
+        )
+        .await,
+        201,
+    )
+    .await;
+    assert_eq!(body["file"]["size"], big.len());
+    let download = app
+        .client
+        .get(body["url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(download.bytes().await.unwrap().len(), big.len());
+    assert_error(
+        app.upload(
+            &master,
+            Some("KYC_DOCUMENT"),
+            Some(("x.pdf", b"MZ\x90\x00".repeat(100))),
+            None,
+        )
+        .await,
+        422,
+        "FILE_UNREADABLE",
+    )
+    .await;
+    let (status, body) = stream_upload(&app, &master, 7 * 1024 * 1024).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (413, Some("FILE_TOO_LARGE"))
+    );
+    assert_eq!(bucket_keys(&app, &bucket).await.len(), 2);
+    assert_eq!(app.count("files").await, 2);
+}
+db_test!(files_live_in_an_s3_compatible_bucket_by_config);
