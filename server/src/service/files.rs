@@ -554,7 +554,14 @@ impl Files {
             .options
             .objects
             .get(&Self::location(&file.company_id, &file.id))
-            .await?;
+            .await
+            .map_err(|e| match e {
+                object_store::Error::NotFound { .. } => {
+                    tracing::error!(file = %file.id, "a recorded file has no bytes in the store");
+                    FileError::NotFound
+                }
+                other => other.into(),
+            })?;
         Ok(Download {
             file,
             body: object.into_stream(),

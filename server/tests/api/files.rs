@@ -620,3 +620,30 @@ async fn files_live_in_an_s3_compatible_bucket_by_config(db: Db) {
     assert_eq!(app.count("files").await, 2);
 }
 db_test!(files_live_in_an_s3_compatible_bucket_by_config);
+
+async fn concurrent_repeats_of_one_upload_store_it_once(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    let answers = futures_util::future::join_all((0..8).map(|_| {
+        app.upload(
+            &master,
+            Some("DISPUTE_EVIDENCE"),
+            Some(("a.pdf", pdf())),
+            Some("same"),
+        )
+    }))
+    .await;
+    let mut statuses: Vec<u16> = answers.iter().map(|r| r.status().as_u16()).collect();
+    statuses.sort();
+    assert_eq!(statuses, [200, 200, 200, 200, 200, 200, 200, 201]);
+    let mut ids = Vec::new();
+    for answer in answers {
+        ids.push(answer.json::<Value>().await.unwrap()["file"]["id"].clone());
+    }
+    ids.dedup();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    assert_eq!(app.count("files").await, 1);
+    assert_eq!(app.stored_objects(), 1);
+}
+db_test!(concurrent_repeats_of_one_upload_store_it_once);

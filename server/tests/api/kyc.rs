@@ -445,3 +445,31 @@ async fn account_register_endpoints_answer_410(db: Db) {
     );
 }
 db_test!(account_register_endpoints_answer_410);
+
+async fn concurrent_identical_submissions_create_one_onboarding(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    let doc = app.uploaded(&master, "KYC_DOCUMENT").await;
+    let answers = futures_util::future::join_all((0..8).map(|_| {
+        app.post(
+            "/api/v1/kyc/onboarding",
+            Some(&master),
+            submission("kyc-c", &[&doc]),
+        )
+    }))
+    .await;
+    let mut statuses: Vec<u16> = answers.iter().map(|r| r.status().as_u16()).collect();
+    statuses.sort();
+    assert_eq!(statuses, [200, 200, 200, 200, 200, 200, 200, 201]);
+    assert_eq!(app.count("kyc_onboardings").await, 1);
+    assert_eq!(app.count("kyc_representatives").await, 1);
+    let in_review = app
+        .events_of(&company.id)
+        .await
+        .into_iter()
+        .filter(|e| e.0 == "KYC_ONBOARDING_IN_REVIEW")
+        .count();
+    assert_eq!(in_review, 1);
+}
+db_test!(concurrent_identical_submissions_create_one_onboarding);
