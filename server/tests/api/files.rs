@@ -328,25 +328,23 @@ async fn the_size_limit_is_exact(db: Db) {
 }
 db_test!(the_size_limit_is_exact);
 
-/// Peak resident memory of this process since the last reset, in bytes.
-fn peak_rss() -> u64 {
+/// A size line of `/proc/self/status` (`VmHWM`: peak resident memory since the last
+/// reset; `VmRSS`: resident now), in bytes.
+fn memory(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let line = status.lines().find(|l| l.starts_with(field)).unwrap();
     let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
     kib * 1024
 }
 
-fn current_rss() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    kib * 1024
+fn peak_rss() -> u64 {
+    memory("VmHWM:")
 }
 
 /// Resets the peak (Linux `clear_refs` 5) and answers the resident size now.
 fn reset_peak() -> u64 {
     std::fs::write("/proc/self/clear_refs", "5").unwrap();
-    current_rss()
+    memory("VmRSS:")
 }
 
 /// Sends a multipart upload of `size` bytes over a raw connection, 64 KiB at a time,
