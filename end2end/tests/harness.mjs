@@ -30,6 +30,7 @@ export async function startCofre() {
     DATABASE_URL: `sqlite://${join(dir, 'cofre.db')}`,
     COFRE__SERVER__BIND: `127.0.0.1:${port}`,
     COFRE__CONSOLE__SITE_ROOT: join(root, 'target', 'site'),
+    COFRE__FILES__LOCAL_DIR: join(dir, 'files'),
   };
   const demo = JSON.parse(execFileSync(cofre, ['demo', '--json'], { env }).toString());
   const server = spawn(cofre, ['serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
