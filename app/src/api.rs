@@ -283,3 +283,36 @@ pub async fn set_withdraw_key_api(account: String, enabled: bool) -> Result<(), 
     let (b, me) = signed_in().await?;
     reply(b.set_withdraw_key_api(&me, &account, enabled).await)
 }
+
+/// `decision`: `ACCEPT` or `REJECT` (support decides), `CANCEL` (the payer withdrew).
+#[server(prefix = "/console/fn", endpoint = "resolve_dispute")]
+pub async fn resolve_dispute(
+    dispute: String,
+    #[server(default)] decision: String,
+    #[server(default)] note: String,
+) -> Result<SupportDispute, ConsoleError> {
+    let (b, me) = signed_in().await?;
+    reply(b.resolve_dispute(&me, &dispute, &decision, &note).await)
+}
+
+/// `transaction`: the received Pix's id or endToEndId.
+#[server(prefix = "/console/fn", endpoint = "open_dispute")]
+pub async fn open_dispute(
+    company: String,
+    #[server(default)] transaction: String,
+    #[server(default)] reason: String,
+) -> Result<SupportDispute, ConsoleError> {
+    let (b, me) = signed_in().await?;
+    reply(b.open_dispute(&me, &company, &transaction, &reason).await)
+}
+
+/// `decision`: `APPROVE`, `REJECT` or `REQUEST_DOCUMENTS` (the last two need a note).
+#[server(prefix = "/console/fn", endpoint = "review_kyc")]
+pub async fn review_kyc(
+    onboarding: String,
+    #[server(default)] decision: String,
+    #[server(default)] note: String,
+) -> Result<SupportOnboarding, ConsoleError> {
+    let (b, me) = signed_in().await?;
+    reply(b.review_kyc(&me, &onboarding, &decision, &note).await)
+}

@@ -298,11 +298,81 @@ pub struct AuditEntry {
     pub detail: String,
 }
 
-/// The support page: every company, the features support may switch, the trail.
+/// One document sent as evidence for a dispute: a link or an uploaded file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvidenceView {
+    pub url: Option<String>,
+    pub file_id: Option<String>,
+    pub description: Option<String>,
+}
+
+/// A dispute (MED) on support's queue.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SupportDispute {
+    pub id: String,
+    pub company_id: String,
+    pub company: String,
+    /// `IN_REVIEW`, `ACCEPTED`, `REJECTED` or `CANCELED`.
+    pub status: String,
+    /// Centavos.
+    pub value: i64,
+    pub reason: String,
+    /// The disputed Pix.
+    pub transaction_id: String,
+    pub end_to_end_id: String,
+    pub documents: Vec<EvidenceView>,
+    pub resolution_note: Option<String>,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+impl SupportDispute {
+    pub fn in_review(&self) -> bool {
+        self.status == "IN_REVIEW"
+    }
+}
+
+/// A representative of a KYC onboarding, with the names of their documents.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepresentativeView {
+    pub name: String,
+    pub tax_id: String,
+    pub email: String,
+    /// `YYYY-MM-DD`.
+    pub birth_date: String,
+    pub documents: Vec<String>,
+}
+
+/// A KYC onboarding on support's queue.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SupportOnboarding {
+    pub id: String,
+    pub company_id: String,
+    pub company: String,
+    pub correlation_id: String,
+    pub tax_id: String,
+    /// `IN_REVIEW`, `APPROVED`, `REJECTED` or `DOCUMENTS_REQUESTED`.
+    pub status: String,
+    pub review_note: Option<String>,
+    pub representatives: Vec<RepresentativeView>,
+    /// RFC 3339.
+    pub updated_at: String,
+}
+
+impl SupportOnboarding {
+    pub fn in_review(&self) -> bool {
+        self.status == "IN_REVIEW"
+    }
+}
+
+/// The support page: every company, the features support may switch, the dispute and
+/// KYC queues (newest first) and the trail.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SupportPage {
     pub companies: Vec<SupportCompany>,
     pub features: Vec<String>,
+    pub disputes: Vec<SupportDispute>,
+    pub onboardings: Vec<SupportOnboarding>,
     pub audit: Vec<AuditEntry>,
 }
 
@@ -422,6 +492,31 @@ pub trait ConsoleBackend: Send + Sync + 'static {
         account_id: &str,
         enabled: bool,
     ) -> Result<(), ConsoleError>;
+    /// `decision`: `ACCEPT`, `REJECT` or `CANCEL`; the note may be empty.
+    async fn resolve_dispute(
+        &self,
+        user_id: &str,
+        dispute_id: &str,
+        decision: &str,
+        note: &str,
+    ) -> Result<SupportDispute, ConsoleError>;
+    /// Opens a dispute on a Pix the company received (id or endToEndId); an empty
+    /// reason takes the default.
+    async fn open_dispute(
+        &self,
+        user_id: &str,
+        company_id: &str,
+        transaction_id: &str,
+        reason: &str,
+    ) -> Result<SupportDispute, ConsoleError>;
+    /// `decision`: `APPROVE`, `REJECT` or `REQUEST_DOCUMENTS` (the last two need a note).
+    async fn review_kyc(
+        &self,
+        user_id: &str,
+        onboarding_id: &str,
+        decision: &str,
+        note: &str,
+    ) -> Result<SupportOnboarding, ConsoleError>;
 }
 
 /// The backend as provided in the server fn context.

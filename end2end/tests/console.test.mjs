@@ -259,3 +259,81 @@ test('support switches a feature and the audit trail names who did it; English o
   assert.equal(await page.getAttribute('html', 'lang'), 'en');
   await context.close();
 });
+
+/// A Pix received on the demo key, disputed by the sandbox's central bank.
+async function disputedPix(value) {
+  const paid = await api('/api/v1/sandbox/pix', cofre.demo.masterAppId, {
+    method: 'POST',
+    body: JSON.stringify({ pixKey: 'cobranca@demo.cofre.dev', value, payer: { name: 'Joana' } }),
+  });
+  assert.ok(paid.ok, `sandbox Pix: ${paid.status}`);
+  const { transaction } = await paid.json();
+  const opened = await api('/api/v1/sandbox/dispute', cofre.demo.masterAppId, {
+    method: 'POST',
+    body: JSON.stringify({ transactionID: transaction.transactionID }),
+  });
+  assert.equal(opened.status, 200);
+  return (await opened.json()).dispute;
+}
+
+test('support accepts a dispute on the Support page and its status changes', async () => {
+  const dispute = await disputedPix(4321);
+  // Another one stays in review, and an onboarding waits for KYC review.
+  const waiting = await disputedPix(1500);
+  const form = new FormData();
+  form.append('purpose', 'KYC_DOCUMENT');
+  form.append('file', new Blob(['%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n'], { type: 'application/pdf' }), 'contrato-social.pdf');
+  const uploaded = await fetch(`${cofre.base}/api/v1/files`, {
+    method: 'POST', headers: { Authorization: cofre.demo.masterAppId }, body: form,
+  });
+  assert.equal(uploaded.status, 201);
+  const { file } = await uploaded.json();
+  const onboarding = await api('/api/v1/kyc/onboarding', cofre.demo.masterAppId, {
+    method: 'POST',
+    body: JSON.stringify({
+      taxID: '11.222.333/0001-81',
+      correlationID: 'kyc-e2e',
+      representatives: [{
+        name: 'Maria Souza', taxID: '529.982.247-25', email: 'maria@demo.cofre.dev',
+        birthDate: '1990-01-01', documents: [file.id],
+      }],
+    }),
+  });
+  assert.equal(onboarding.status, 201);
+
+  const { page, context, errors } = await signedIn(cofre.demo.supportEmail);
+  await page.getByRole('link', { name: 'Suporte', exact: true }).click();
+  await hydrated(page);
+  await page.getByRole('heading', { name: 'Disputas' }).waitFor();
+  const kyc = page.locator('article[data-onboarding="kyc-e2e"]');
+  await kyc.getByText('Em análise').waitFor();
+  await kyc.getByText('contrato-social.pdf').waitFor();
+  await kyc.getByRole('button', { name: 'Pedir documentos' }).waitFor();
+  const card = page.locator(`article[data-dispute="${dispute.id}"]`);
+  await card.waitFor();
+  await card.getByText('Em análise').waitFor();
+  await card.getByText('R$ 43,21').waitFor();
+  await card.getByText('Cofre Demo').waitFor();
+  await card.getByLabel('Nota (opcional)').fill('Fraude confirmada pelo pagador');
+  await card.getByRole('button', { name: 'Aceitar disputa' }).click();
+
+  const closed = page.locator(`article[data-dispute="${dispute.id}"][data-status="ACCEPTED"]`);
+  await closed.getByText('Aceita (valor devolvido ao pagador)').waitFor();
+  await closed.getByText('Fraude confirmada pelo pagador').waitFor();
+  assert.equal(await closed.getByRole('button', { name: 'Aceitar disputa' }).count(), 0);
+  const other = page.locator(`article[data-dispute="${waiting.id}"]`);
+  assert.equal(await other.getAttribute('data-status'), 'IN_REVIEW');
+  await other.getByRole('button', { name: 'Aceitar disputa' }).waitFor();
+  const trail = page.locator('table.audit tbody tr').first();
+  assert.match(await trail.textContent(), new RegExp(`suporte@cofre\\.dev.*DISPUTE_ACCEPT.*${dispute.id}`));
+  await shot(page, 'console-support-disputes.png');
+
+  // The REST API agrees: accepted, and the other one untouched.
+  const rest = await (await api(`/api/v1/dispute/${dispute.id}`, cofre.demo.masterAppId)).json();
+  assert.equal(rest.dispute.status, 'ACCEPTED');
+  assert.equal(rest.dispute.resolutionNote, 'Fraude confirmada pelo pagador');
+  const untouched = await (await api(`/api/v1/dispute/${waiting.id}`, cofre.demo.masterAppId)).json();
+  assert.equal(untouched.dispute.status, 'IN_REVIEW');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -5,6 +5,8 @@
 //! that stands for the company's MASTER application: the user's permission is checked
 //! here first, so a signed-in user can never act for another company.
 
+use std::collections::HashMap;
+
 use tracing::instrument;
 
 use super::Services;
@@ -13,7 +15,9 @@ use super::applications::{
     ApplicationError, ApplicationType, Caller, IssuedApplication, NewApplication,
 };
 use super::companies::CompanyError;
+use super::disputes::{Dispute, Resolution};
 use super::features::Feature;
+use super::kyc::{Decision, Onboarding};
 use super::ledger::Kind;
 use super::pix_key::{PixKey, PixKeyType};
 use super::pix_keys::{PixKeyServiceError, PixKeyView};
@@ -129,6 +133,23 @@ pub struct CreatedCampaign {
     pub pix_key: PixKeyView,
     pub withdraw_key: Option<(String, String)>,
 }
+
+/// A dispute on support's queue, with its company's name.
+#[derive(Clone, Debug)]
+pub struct QueuedDispute {
+    pub dispute: Dispute,
+    pub company: String,
+}
+
+/// A KYC onboarding on support's queue, with its company's name.
+#[derive(Clone, Debug)]
+pub struct QueuedOnboarding {
+    pub onboarding: Onboarding,
+    pub company: String,
+}
+
+/// How many disputes and onboardings the support page lists, newest first.
+pub const SUPPORT_QUEUE: i64 = 100;
 
 /// Days the dashboard's chart covers.
 pub const FLOW_DAYS: i64 = 14;
@@ -494,6 +515,181 @@ impl Console<'_> {
             "",
         )
         .await
+    }
+
+    /// Support's dispute queue: every company's newest disputes, whatever their status.
+    pub async fn support_disputes(
+        &self,
+        actor: &Actor,
+    ) -> Result<Vec<QueuedDispute>, ConsoleError> {
+        actor.require_support()?;
+        let names = self.company_names().await?;
+        let disputes = self.0.disputes.list_all(None, SUPPORT_QUEUE).await?;
+        Ok(disputes
+            .into_iter()
+            .map(|dispute| QueuedDispute {
+                company: names
+                    .get(&dispute.row.company_id)
+                    .cloned()
+                    .unwrap_or_default(),
+                dispute,
+            })
+            .collect())
+    }
+
+    /// Support ends a dispute IN_REVIEW (`ACCEPT`, `REJECT` or `CANCEL`), acting through
+    /// its company's MASTER power (audited).
+    #[instrument(name = "service.console.resolve_dispute", skip(self, actor, note))]
+    pub async fn resolve_dispute(
+        &self,
+        actor: &Actor,
+        dispute_id: &str,
+        resolution: &str,
+        note: Option<&str>,
+    ) -> Result<QueuedDispute, ConsoleError> {
+        actor.require_support()?;
+        let (resolution, action) = match resolution.trim() {
+            "ACCEPT" => (Resolution::Accept, "DISPUTE_ACCEPT"),
+            "REJECT" => (Resolution::Reject, "DISPUTE_REJECT"),
+            "CANCEL" => (Resolution::Cancel, "DISPUTE_CANCEL"),
+            _ => {
+                return Err(ConsoleError::Validation(vec![FieldError::new(
+                    "decision",
+                    Problem::UnknownValue,
+                )]));
+            }
+        };
+        let found = self.0.disputes.find_any(dispute_id).await?;
+        let company_id = found.row.company_id;
+        let caller = self.caller(&company_id).await?;
+        let dispute = self
+            .0
+            .disputes
+            .resolve(&caller, &found.row.id, resolution, note)
+            .await?;
+        self.audit(
+            actor,
+            Some(&company_id),
+            action,
+            &dispute.row.id,
+            dispute.row.resolution_note.as_deref().unwrap_or_default(),
+        )
+        .await?;
+        Ok(QueuedDispute {
+            company: self.company_name(&company_id).await?,
+            dispute,
+        })
+    }
+
+    /// Support opens a dispute on a Pix the company received (its id or endToEndId),
+    /// as the central bank would: the value is blocked (audited).
+    #[instrument(name = "service.console.open_dispute", skip(self, actor, reason))]
+    pub async fn open_dispute(
+        &self,
+        actor: &Actor,
+        company_id: &str,
+        transaction_id: &str,
+        reason: Option<&str>,
+    ) -> Result<QueuedDispute, ConsoleError> {
+        actor.require_support()?;
+        let company = self.company_name(company_id).await?;
+        if transaction_id.trim().is_empty() {
+            return Err(ConsoleError::Validation(vec![FieldError::new(
+                "transaction",
+                Problem::Required,
+            )]));
+        }
+        let caller = self.caller(company_id).await?;
+        let (dispute, _block) = self
+            .0
+            .disputes
+            .open(&caller, transaction_id, reason, "SUPPORT")
+            .await?;
+        self.audit(
+            actor,
+            Some(company_id),
+            "DISPUTE_OPEN",
+            &dispute.row.id,
+            &format!("{} {}", dispute.pix.end_to_end_id, dispute.row.reason),
+        )
+        .await?;
+        Ok(QueuedDispute { dispute, company })
+    }
+
+    /// Support's KYC queue: every company's onboardings, last changed first.
+    pub async fn support_kyc(&self, actor: &Actor) -> Result<Vec<QueuedOnboarding>, ConsoleError> {
+        actor.require_support()?;
+        let names = self.company_names().await?;
+        let onboardings = self.0.kyc.list_all(None, SUPPORT_QUEUE).await?;
+        Ok(onboardings
+            .into_iter()
+            .map(|onboarding| QueuedOnboarding {
+                company: names
+                    .get(&onboarding.row.company_id)
+                    .cloned()
+                    .unwrap_or_default(),
+                onboarding,
+            })
+            .collect())
+    }
+
+    /// Support's decision on an onboarding IN_REVIEW (`APPROVE`, `REJECT` or
+    /// `REQUEST_DOCUMENTS`; the last two need a note), signed with the support user's
+    /// email (audited).
+    #[instrument(name = "service.console.review_kyc", skip(self, actor, note))]
+    pub async fn review_kyc(
+        &self,
+        actor: &Actor,
+        onboarding_id: &str,
+        decision: &str,
+        note: Option<&str>,
+    ) -> Result<QueuedOnboarding, ConsoleError> {
+        actor.require_support()?;
+        let (decision, action) = match decision.trim() {
+            "APPROVE" => (Decision::Approve, "KYC_APPROVE"),
+            "REJECT" => (Decision::Reject, "KYC_REJECT"),
+            "REQUEST_DOCUMENTS" => (Decision::RequestDocuments, "KYC_REQUEST_DOCUMENTS"),
+            _ => {
+                return Err(ConsoleError::Validation(vec![FieldError::new(
+                    "decision",
+                    Problem::UnknownValue,
+                )]));
+            }
+        };
+        let onboarding = self
+            .0
+            .kyc
+            .review(onboarding_id, decision, note, &actor.user.email)
+            .await?;
+        let company_id = onboarding.row.company_id.clone();
+        self.audit(
+            actor,
+            Some(&company_id),
+            action,
+            &onboarding.row.id,
+            onboarding.row.review_note.as_deref().unwrap_or_default(),
+        )
+        .await?;
+        Ok(QueuedOnboarding {
+            company: self.company_name(&company_id).await?,
+            onboarding,
+        })
+    }
+
+    async fn company_names(&self) -> Result<HashMap<String, String>, ConsoleError> {
+        Ok(store::companies::list_all(self.0.store.pool())
+            .await?
+            .into_iter()
+            .map(|c| (c.id, c.name))
+            .collect())
+    }
+
+    async fn company_name(&self, company_id: &str) -> Result<String, ConsoleError> {
+        match self.0.companies.get(company_id).await {
+            Ok(company) => Ok(company.name),
+            Err(CompanyError::NotFound) => Err(ConsoleError::CompanyNotFound),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The newest 100 entries of the trail (support only).

@@ -1,6 +1,8 @@
 //! The console host: server-rendered pages and sign-in through a server fn with a
 //! session stored in the database.
 
+use serde_json::Value;
+
 use crate::db_test;
 use crate::helpers::*;
 
@@ -966,3 +968,516 @@ async fn support_switches_features_and_withdraw_key_api_with_an_audit_trail(db: 
     assert_eq!(audit[1]["company"], "Empresa 0");
 }
 db_test!(support_switches_features_and_withdraw_key_api_with_an_audit_trail);
+
+async fn dispute_status(app: &TestApp, master: &str, id: &str) -> Value {
+    json(
+        app.get(&format!("/api/v1/dispute/{id}"), Some(master))
+            .await,
+        200,
+    )
+    .await["dispute"]
+        .clone()
+}
+
+async fn support_resolves_and_opens_disputes_in_the_console_with_an_audit_trail(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let other = app.company(1, true).await;
+    let master = app.master(&company).await;
+    app.services
+        .users
+        .create_support("suporte@example.com", PASSWORD)
+        .await
+        .unwrap();
+    let (account, app_id, dispute) = app
+        .disputed_campaign(&master, "loja@example.com", 5_000)
+        .await;
+    assert_eq!(app.balance(&app_id, &account).await, (0, 5_000, 5_000));
+    let support = app.console("suporte@example.com", PASSWORD).await;
+
+    let page = support.ok("support", &[]).await;
+    let queued = page["disputes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == dispute.as_str())
+        .expect("the dispute is on support's queue")
+        .clone();
+    assert_eq!(queued["status"], "IN_REVIEW");
+    assert_eq!(queued["company"], "Empresa 0");
+    assert_eq!(queued["value"], 5_000);
+    assert_eq!(queued["reason"], "MED: fraude");
+    assert!(
+        queued["end_to_end_id"]
+            .as_str()
+            .is_some_and(|e| !e.is_empty())
+    );
+
+    // An unknown decision names the field; an unknown dispute is 404. Nothing changes.
+    let refused = assert_refused(
+        support
+            .call(
+                "resolve_dispute",
+                &[("dispute", &dispute), ("decision", "REFUND")],
+            )
+            .await,
+        400,
+        "VALIDATION_ERROR",
+    )
+    .await;
+    assert_eq!(refused["fields"][0]["field"], "decision", "{refused}");
+    assert_refused(
+        support
+            .call(
+                "resolve_dispute",
+                &[("dispute", "dsp_nope"), ("decision", "ACCEPT")],
+            )
+            .await,
+        404,
+        "DISPUTE_NOT_FOUND",
+    )
+    .await;
+    assert_eq!(
+        dispute_status(&app, &master, &dispute).await["status"],
+        "IN_REVIEW"
+    );
+
+    // Accepted: the payer wins and the blocked value leaves the account.
+    let accepted = support
+        .ok(
+            "resolve_dispute",
+            &[
+                ("dispute", &dispute),
+                ("decision", "ACCEPT"),
+                ("note", "Fraude confirmada"),
+            ],
+        )
+        .await;
+    assert_eq!(accepted["status"], "ACCEPTED");
+    assert_eq!(accepted["company"], "Empresa 0");
+    let rest = dispute_status(&app, &master, &dispute).await;
+    assert_eq!(rest["status"], "ACCEPTED");
+    assert_eq!(rest["resolutionNote"], "Fraude confirmada");
+    assert_eq!(app.balance(&app_id, &account).await, (0, 0, 0));
+    assert!(
+        app.events_of(&company.id)
+            .await
+            .iter()
+            .any(|(event, _, payload)| event == "DISPUTE_ACCEPTED"
+                && payload["dispute"]["id"] == dispute.as_str())
+    );
+    let again = assert_refused(
+        support
+            .call(
+                "resolve_dispute",
+                &[("dispute", &dispute), ("decision", "REJECT")],
+            )
+            .await,
+        409,
+        "DISPUTE_CLOSED",
+    )
+    .await;
+    assert!(
+        again["message"].as_str().unwrap().contains("ACCEPTED"),
+        "{again}"
+    );
+    assert_eq!(app.balance(&app_id, &account).await, (0, 0, 0));
+
+    // Support opens one on another Pix by its endToEndId, for the company that got it.
+    let pix = json(
+        app.sandbox_pix(&app_id, "loja@example.com", 2_500).await,
+        200,
+    )
+    .await;
+    let e2e = pix["transaction"]["endToEndId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_refused(
+        support
+            .call(
+                "open_dispute",
+                &[("company", "cmp_nope"), ("transaction", &e2e)],
+            )
+            .await,
+        404,
+        "COMPANY_NOT_FOUND",
+    )
+    .await;
+    assert_refused(
+        support
+            .call(
+                "open_dispute",
+                &[("company", &other.id), ("transaction", &e2e)],
+            )
+            .await,
+        404,
+        "TRANSACTION_NOT_FOUND",
+    )
+    .await;
+    let empty = assert_refused(
+        support
+            .call(
+                "open_dispute",
+                &[("company", &company.id), ("transaction", " ")],
+            )
+            .await,
+        400,
+        "VALIDATION_ERROR",
+    )
+    .await;
+    assert_eq!(empty["fields"][0]["field"], "transaction", "{empty}");
+    assert_eq!(app.balance(&app_id, &account).await, (2_500, 0, 2_500));
+    let opened = support
+        .ok(
+            "open_dispute",
+            &[
+                ("company", &company.id),
+                ("transaction", &e2e),
+                ("reason", "Golpe relatado pelo pagador"),
+            ],
+        )
+        .await;
+    assert_eq!(opened["status"], "IN_REVIEW");
+    assert_eq!(opened["value"], 2_500);
+    assert_eq!(opened["end_to_end_id"], e2e.as_str());
+    assert_eq!(opened["reason"], "Golpe relatado pelo pagador");
+    assert_eq!(app.balance(&app_id, &account).await, (0, 2_500, 2_500));
+    assert_refused(
+        support
+            .call(
+                "open_dispute",
+                &[("company", &company.id), ("transaction", &e2e)],
+            )
+            .await,
+        409,
+        "DISPUTE_ALREADY_EXISTS",
+    )
+    .await;
+
+    // Rejected: the company keeps the value.
+    let opened_id = opened["id"].as_str().unwrap().to_owned();
+    let rejected = support
+        .ok(
+            "resolve_dispute",
+            &[
+                ("dispute", &opened_id),
+                ("decision", "REJECT"),
+                ("note", ""),
+            ],
+        )
+        .await;
+    assert_eq!(rejected["status"], "REJECTED");
+    assert_eq!(rejected["resolution_note"], Value::Null);
+    assert_eq!(app.balance(&app_id, &account).await, (2_500, 0, 2_500));
+    assert_eq!(
+        dispute_status(&app, &master, &opened_id).await["status"],
+        "REJECTED"
+    );
+
+    // Only the changes that happened are in the trail, with who made them.
+    let page = support.ok("support", &[]).await;
+    let audit = page["audit"].as_array().unwrap();
+    let actions: Vec<_> = audit
+        .iter()
+        .map(|a| a["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        actions,
+        ["DISPUTE_REJECT", "DISPUTE_OPEN", "DISPUTE_ACCEPT"]
+    );
+    assert_eq!(audit[0]["target"], opened_id.as_str());
+    assert_eq!(audit[1]["target"], opened_id.as_str());
+    assert_eq!(audit[2]["target"], dispute.as_str());
+    assert_eq!(audit[2]["detail"], "Fraude confirmada");
+    assert_eq!(audit[2]["actor"], "suporte@example.com");
+    assert_eq!(audit[2]["company"], "Empresa 0");
+    let statuses: Vec<_> = page["disputes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["id"].as_str().unwrap(), d["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            (opened_id.as_str(), "REJECTED"),
+            (dispute.as_str(), "ACCEPTED")
+        ]
+    );
+    assert!(app.ledger_violations().await.is_empty());
+}
+db_test!(support_resolves_and_opens_disputes_in_the_console_with_an_audit_trail);
+
+fn kyc_submission(correlation_id: &str, document: &str) -> Value {
+    serde_json::json!({
+        "taxID": "11.222.333/0001-81",
+        "correlationID": correlation_id,
+        "representatives": [{
+            "name": "Maria Souza",
+            "taxID": "529.982.247-25",
+            "email": "maria@empresa.com.br",
+            "birthDate": "1990-01-01",
+            "documents": [document],
+        }],
+    })
+}
+
+async fn onboarding_of(app: &TestApp, master: &str, correlation_id: &str) -> Value {
+    json(
+        app.get(
+            &format!("/api/v1/kyc/onboarding?correlationID={correlation_id}"),
+            Some(master),
+        )
+        .await,
+        200,
+    )
+    .await["onboarding"]
+        .clone()
+}
+
+async fn support_reviews_kyc_onboardings_in_the_console(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    app.services
+        .users
+        .create_support("suporte@example.com", PASSWORD)
+        .await
+        .unwrap();
+    let doc = app.uploaded(&master, "KYC_DOCUMENT").await;
+    let created = json(
+        app.post(
+            "/api/v1/kyc/onboarding",
+            Some(&master),
+            kyc_submission("kyc-console", &doc),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let id = created["onboarding"]["id"].as_str().unwrap().to_owned();
+    let support = app.console("suporte@example.com", PASSWORD).await;
+
+    let page = support.ok("support", &[]).await;
+    let queued = &page["onboardings"][0];
+    assert_eq!(queued["id"], id.as_str());
+    assert_eq!(queued["company"], "Empresa 0");
+    assert_eq!(queued["correlation_id"], "kyc-console");
+    assert_eq!(queued["tax_id"], "11.222.333/0001-81");
+    assert_eq!(queued["status"], "IN_REVIEW");
+    let rep = &queued["representatives"][0];
+    assert_eq!(rep["name"], "Maria Souza");
+    assert_eq!(rep["tax_id"], "529.982.247-25");
+    assert_eq!(rep["birth_date"], "1990-01-01");
+    assert_eq!(rep["documents"], serde_json::json!(["doc.pdf"]));
+
+    // Asking for documents needs a note; an unknown decision is named; both change nothing.
+    for (decision, note, field) in [
+        ("REQUEST_DOCUMENTS", "", "note"),
+        ("REJECT", "  ", "note"),
+        ("MAYBE", "hmm", "decision"),
+    ] {
+        let refused = assert_refused(
+            support
+                .call(
+                    "review_kyc",
+                    &[("onboarding", &id), ("decision", decision), ("note", note)],
+                )
+                .await,
+            400,
+            "VALIDATION_ERROR",
+        )
+        .await;
+        assert_eq!(refused["fields"][0]["field"], field, "{refused}");
+    }
+    assert_refused(
+        support
+            .call(
+                "review_kyc",
+                &[("onboarding", "kyc_nope"), ("decision", "APPROVE")],
+            )
+            .await,
+        404,
+        "KYC_ONBOARDING_NOT_FOUND",
+    )
+    .await;
+    assert_eq!(
+        onboarding_of(&app, &master, "kyc-console").await["status"],
+        "IN_REVIEW"
+    );
+
+    let reviewed = support
+        .ok(
+            "review_kyc",
+            &[
+                ("onboarding", &id),
+                ("decision", "REQUEST_DOCUMENTS"),
+                ("note", "Envie o contrato social"),
+            ],
+        )
+        .await;
+    assert_eq!(reviewed["status"], "DOCUMENTS_REQUESTED");
+    let rest = onboarding_of(&app, &master, "kyc-console").await;
+    assert_eq!(rest["status"], "DOCUMENTS_REQUESTED");
+    assert_eq!(rest["reviewNote"], "Envie o contrato social");
+    let stored = cofre_server::store::kyc::find(app.services.store.pool(), &id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.reviewed_by.as_deref(), Some("suporte@example.com"));
+    assert!(
+        app.events_of(&company.id)
+            .await
+            .iter()
+            .any(|(event, _, _)| event == "KYC_ONBOARDING_DOCUMENTS_REQUESTED")
+    );
+    let again = assert_refused(
+        support
+            .call(
+                "review_kyc",
+                &[("onboarding", &id), ("decision", "APPROVE")],
+            )
+            .await,
+        409,
+        "KYC_ONBOARDING_NOT_IN_REVIEW",
+    )
+    .await;
+    assert!(
+        again["message"]
+            .as_str()
+            .unwrap()
+            .contains("DOCUMENTS_REQUESTED"),
+        "{again}"
+    );
+
+    // The company sends it again; support approves it.
+    json(
+        app.post(
+            "/api/v1/kyc/onboarding",
+            Some(&master),
+            kyc_submission("kyc-console", &doc),
+        )
+        .await,
+        200,
+    )
+    .await;
+    let approved = support
+        .ok(
+            "review_kyc",
+            &[("onboarding", &id), ("decision", "APPROVE")],
+        )
+        .await;
+    assert_eq!(approved["status"], "APPROVED");
+    assert_eq!(
+        onboarding_of(&app, &master, "kyc-console").await["status"],
+        "APPROVED"
+    );
+
+    let page = support.ok("support", &[]).await;
+    let audit = page["audit"].as_array().unwrap();
+    let actions: Vec<_> = audit
+        .iter()
+        .map(|a| a["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["KYC_APPROVE", "KYC_REQUEST_DOCUMENTS"]);
+    assert_eq!(audit[1]["target"], id.as_str());
+    assert_eq!(audit[1]["detail"], "Envie o contrato social");
+    assert_eq!(audit[1]["company"], "Empresa 0");
+    assert_eq!(page["onboardings"][0]["status"], "APPROVED");
+}
+db_test!(support_reviews_kyc_onboardings_in_the_console);
+
+async fn only_support_reviews_disputes_and_kyc_in_the_console(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    let (account, app_id, dispute) = app
+        .disputed_campaign(&master, "loja@example.com", 3_000)
+        .await;
+    let doc = app.uploaded(&master, "KYC_DOCUMENT").await;
+    let created = json(
+        app.post(
+            "/api/v1/kyc/onboarding",
+            Some(&master),
+            kyc_submission("kyc-admin", &doc),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let onboarding = created["onboarding"]["id"].as_str().unwrap().to_owned();
+    let pix = json(
+        app.sandbox_pix(&app_id, "loja@example.com", 1_000).await,
+        200,
+    )
+    .await;
+    let e2e = pix["transaction"]["endToEndId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let calls: [(&str, Vec<(&str, &str)>); 6] = [
+        (
+            "resolve_dispute",
+            vec![("dispute", &dispute), ("decision", "ACCEPT")],
+        ),
+        // Permission comes first: a bad decision from an admin is still 403.
+        (
+            "resolve_dispute",
+            vec![("dispute", &dispute), ("decision", "NOPE")],
+        ),
+        (
+            "open_dispute",
+            vec![("company", &company.id), ("transaction", &e2e)],
+        ),
+        (
+            "review_kyc",
+            vec![("onboarding", &onboarding), ("decision", "APPROVE")],
+        ),
+        (
+            "review_kyc",
+            vec![
+                ("onboarding", &onboarding),
+                ("decision", "REJECT"),
+                ("note", "não"),
+            ],
+        ),
+        (
+            "review_kyc",
+            vec![("onboarding", &onboarding), ("decision", "NOPE")],
+        ),
+    ];
+    let admin = app.console("admin0@example.com", PASSWORD).await;
+    for (name, form) in &calls {
+        let refused = assert_refused(
+            admin.call(name, form).await,
+            403,
+            "CONSOLE_PERMISSION_MISSING",
+        )
+        .await;
+        assert!(
+            refused["message"].as_str().unwrap().contains("SUPPORT"),
+            "{name}: {refused}"
+        );
+        assert_refused(app.anonymous_call(name, form).await, 401, "NOT_SIGNED_IN").await;
+    }
+
+    // Nothing changed: the dispute is open, its value blocked, the Pix not disputed,
+    // the onboarding in review, and the trail empty.
+    assert_eq!(
+        dispute_status(&app, &master, &dispute).await["status"],
+        "IN_REVIEW"
+    );
+    assert_eq!(app.balance(&app_id, &account).await, (1_000, 3_000, 4_000));
+    assert_eq!(app.count("disputes").await, 1);
+    assert_eq!(
+        onboarding_of(&app, &master, "kyc-admin").await["status"],
+        "IN_REVIEW"
+    );
+    let audit = cofre_server::store::audit::list(app.services.store.pool(), None, 100)
+        .await
+        .unwrap();
+    assert!(audit.is_empty(), "{audit:?}");
+}
+db_test!(only_support_reviews_disputes_and_kyc_in_the_console);

@@ -581,9 +581,18 @@ impl ConsoleBackend for ServiceBackend {
             .iter()
             .map(|c| (c.id.clone(), c.name.clone()))
             .collect();
+        let disputes = self
+            .0
+            .console()
+            .support_disputes(&actor)
+            .await
+            .map_err(refuse)?;
+        let onboardings = self.0.console().support_kyc(&actor).await.map_err(refuse)?;
         Ok(SupportPage {
             companies,
             features: Feature::ALL.iter().map(|f| f.as_str().to_owned()).collect(),
+            disputes: disputes.into_iter().map(dispute_view).collect(),
+            onboardings: onboardings.into_iter().map(onboarding_view).collect(),
             audit: audit
                 .into_iter()
                 .map(|a| AuditEntry {
@@ -625,6 +634,108 @@ impl ConsoleBackend for ServiceBackend {
             .set_withdraw_key_api(&actor, account_id, enabled)
             .await
             .map_err(refuse)
+    }
+
+    async fn resolve_dispute(
+        &self,
+        user_id: &str,
+        dispute_id: &str,
+        decision: &str,
+        note: &str,
+    ) -> Result<SupportDispute, ConsoleError> {
+        let actor = self.actor(user_id).await?;
+        self.0
+            .console()
+            .resolve_dispute(&actor, dispute_id, decision, Some(note))
+            .await
+            .map(dispute_view)
+            .map_err(refuse)
+    }
+
+    async fn open_dispute(
+        &self,
+        user_id: &str,
+        company_id: &str,
+        transaction_id: &str,
+        reason: &str,
+    ) -> Result<SupportDispute, ConsoleError> {
+        let actor = self.actor(user_id).await?;
+        self.0
+            .console()
+            .open_dispute(&actor, company_id, transaction_id, Some(reason))
+            .await
+            .map(dispute_view)
+            .map_err(refuse)
+    }
+
+    async fn review_kyc(
+        &self,
+        user_id: &str,
+        onboarding_id: &str,
+        decision: &str,
+        note: &str,
+    ) -> Result<SupportOnboarding, ConsoleError> {
+        let actor = self.actor(user_id).await?;
+        self.0
+            .console()
+            .review_kyc(&actor, onboarding_id, decision, Some(note))
+            .await
+            .map(onboarding_view)
+            .map_err(refuse)
+    }
+}
+
+fn dispute_view(q: console::QueuedDispute) -> SupportDispute {
+    let d = q.dispute;
+    SupportDispute {
+        id: d.row.id,
+        company_id: d.row.company_id,
+        company: q.company,
+        status: d.row.status,
+        value: d.row.value,
+        reason: d.row.reason,
+        transaction_id: d.pix.id,
+        end_to_end_id: d.pix.end_to_end_id,
+        documents: d
+            .evidence
+            .into_iter()
+            .map(|e| EvidenceView {
+                url: e.url,
+                file_id: e.file_id,
+                description: e.description,
+            })
+            .collect(),
+        resolution_note: d.row.resolution_note,
+        created_at: rfc3339(d.row.created_at),
+    }
+}
+
+fn onboarding_view(q: console::QueuedOnboarding) -> SupportOnboarding {
+    let o = q.onboarding;
+    SupportOnboarding {
+        tax_id: crate::service::tax_id::TaxId::parse(&o.row.tax_id)
+            .map(|t| t.formatted())
+            .unwrap_or(o.row.tax_id),
+        id: o.row.id,
+        company_id: o.row.company_id,
+        company: q.company,
+        correlation_id: o.row.correlation_id,
+        status: o.row.status,
+        review_note: o.row.review_note,
+        representatives: o
+            .representatives
+            .into_iter()
+            .map(|r| RepresentativeView {
+                tax_id: crate::service::tax_id::TaxId::parse(&r.row.tax_id)
+                    .map(|t| t.formatted())
+                    .unwrap_or(r.row.tax_id),
+                name: r.row.name,
+                email: r.row.email,
+                birth_date: r.row.birth_date,
+                documents: r.documents.into_iter().map(|f| f.name).collect(),
+            })
+            .collect(),
+        updated_at: rfc3339(o.row.updated_at),
     }
 }
 
