@@ -303,6 +303,8 @@ pub struct AuditEntry {
 pub struct EvidenceView {
     pub url: Option<String>,
     pub file_id: Option<String>,
+    /// A signed, expiring download link of the file (same origin).
+    pub file_link: Option<String>,
     pub description: Option<String>,
 }
 

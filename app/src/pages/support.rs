@@ -242,7 +242,10 @@ fn DisputeItem(dispute: SupportDispute, resolve: ServerAction<ResolveDispute>) -
                                         let text = u.clone();
                                         view! { <a href=u rel="noopener noreferrer nofollow" target="_blank">{text}</a> }
                                     })}
-                                    {e.file_id.map(|f| view! { <code>{f}</code> })}
+                                    {e.file_id.map(|f| match e.file_link {
+                                        Some(link) => view! { <a href=link rel="noopener noreferrer" target="_blank"><code>{f}</code></a> }.into_any(),
+                                        None => view! { <code>{f}</code> }.into_any(),
+                                    })}
                                     {e.description.map(|text| view! { " — " {text} })}
                                 </li>
                             }).collect_view()}

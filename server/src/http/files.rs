@@ -197,7 +197,7 @@ async fn upload(
 }
 
 async fn response(state: &AppState, file: FileRow) -> ApiResult<FileResponse> {
-    let path = state.services.files.signed_path(&file).await?;
+    let path = state.services.files.signed_path(&file.id).await?;
     Ok(FileResponse {
         url: format!("{}{path}", state.settings.public_url()),
         file: file.into(),

@@ -139,6 +139,9 @@ pub struct CreatedCampaign {
 pub struct QueuedDispute {
     pub dispute: Dispute,
     pub company: String,
+    /// A signed download link (path and query) for each evidence file, by file id, so
+    /// that support can open the files in the browser.
+    pub file_links: Vec<(String, String)>,
 }
 
 /// A KYC onboarding on support's queue, with its company's name.
@@ -525,16 +528,37 @@ impl Console<'_> {
         actor.require_support()?;
         let names = self.company_names().await?;
         let disputes = self.0.disputes.list_all(None, SUPPORT_QUEUE).await?;
-        Ok(disputes
-            .into_iter()
-            .map(|dispute| QueuedDispute {
-                company: names
-                    .get(&dispute.row.company_id)
-                    .cloned()
-                    .unwrap_or_default(),
-                dispute,
-            })
-            .collect())
+        let mut queue = Vec::with_capacity(disputes.len());
+        for dispute in disputes {
+            let company = names
+                .get(&dispute.row.company_id)
+                .cloned()
+                .unwrap_or_default();
+            queue.push(self.queued(dispute, company).await?);
+        }
+        Ok(queue)
+    }
+
+    async fn queued(
+        &self,
+        dispute: Dispute,
+        company: String,
+    ) -> Result<QueuedDispute, ConsoleError> {
+        let mut file_links = Vec::new();
+        for file_id in dispute.evidence.iter().filter_map(|e| e.file_id.as_deref()) {
+            let link = self
+                .0
+                .files
+                .signed_path(file_id)
+                .await
+                .map_err(super::disputes::DisputeError::from)?;
+            file_links.push((file_id.to_owned(), link));
+        }
+        Ok(QueuedDispute {
+            dispute,
+            company,
+            file_links,
+        })
     }
 
     /// Support ends a dispute IN_REVIEW (`ACCEPT`, `REJECT` or `CANCEL`), acting through
@@ -575,10 +599,8 @@ impl Console<'_> {
             dispute.row.resolution_note.as_deref().unwrap_or_default(),
         )
         .await?;
-        Ok(QueuedDispute {
-            company: self.company_name(&company_id).await?,
-            dispute,
-        })
+        let company = self.company_name(&company_id).await?;
+        self.queued(dispute, company).await
     }
 
     /// Support opens a dispute on a Pix the company received (its id or endToEndId),
@@ -613,7 +635,7 @@ impl Console<'_> {
             &format!("{} {}", dispute.pix.end_to_end_id, dispute.row.reason),
         )
         .await?;
-        Ok(QueuedDispute { dispute, company })
+        self.queued(dispute, company).await
     }
 
     /// Support's KYC queue: every company's onboardings, last changed first.

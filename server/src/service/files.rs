@@ -514,17 +514,16 @@ impl Files {
         mac
     }
 
-    /// The path and query of a download link for `file`, valid for the configured
+    /// The path and query of a download link for the file `file_id`, valid for the configured
     /// lifetime: `/api/v1/files/{id}/content?expires=<unix seconds>&signature=<hex>`.
-    pub async fn signed_path(&self, file: &FileRow) -> Result<String, FileError> {
+    pub async fn signed_path(&self, file_id: &str) -> Result<String, FileError> {
         let expires = self.clock.now_millis() / 1000
             + i64::try_from(self.options.url_ttl.as_secs()).unwrap_or(i64::MAX / 2);
-        let signature = hex(&Self::mac(self.key().await?, &file.id, expires)
+        let signature = hex(&Self::mac(self.key().await?, file_id, expires)
             .finalize()
             .into_bytes());
         Ok(format!(
-            "/api/v1/files/{}/content?expires={expires}&signature={signature}",
-            file.id
+            "/api/v1/files/{file_id}/content?expires={expires}&signature={signature}"
         ))
     }
 

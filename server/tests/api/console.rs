@@ -1481,3 +1481,44 @@ async fn only_support_reviews_disputes_and_kyc_in_the_console(db: Db) {
     assert!(audit.is_empty(), "{audit:?}");
 }
 db_test!(only_support_reviews_disputes_and_kyc_in_the_console);
+
+async fn support_opens_evidence_files_through_signed_links(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    app.enable_feature(&company, "DISPUTE_EVIDENCE_FILE_ID")
+        .await;
+    app.services
+        .users
+        .create_support("suporte@example.com", PASSWORD)
+        .await
+        .unwrap();
+    let (_, app_id, dispute) = app
+        .disputed_campaign(&master, "loja@example.com", 5_000)
+        .await;
+    let file = app.uploaded(&master, "DISPUTE_EVIDENCE").await;
+    json(
+        app.post(
+            &format!("/api/v1/dispute/{dispute}/evidence"),
+            Some(&app_id),
+            serde_json::json!({"documents": [{"fileId": file}, {"url": "https://loja.example/a"}]}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    let support = app.console("suporte@example.com", PASSWORD).await;
+    let page = support.ok("support", &[]).await;
+    let documents = page["disputes"][0]["documents"].as_array().unwrap().clone();
+    assert_eq!(documents[0]["file_id"], file.as_str());
+    assert!(documents[1]["file_link"].is_null(), "a url needs no link");
+    let link = documents[0]["file_link"].as_str().unwrap();
+    assert!(
+        link.starts_with(&format!("/api/v1/files/{file}/content?")),
+        "{link}"
+    );
+    let download = app.get(link, None).await;
+    assert_eq!(download.status(), 200);
+    assert_eq!(download.bytes().await.unwrap().as_ref(), pdf().as_slice());
+}
+db_test!(support_opens_evidence_files_through_signed_links);

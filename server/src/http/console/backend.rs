@@ -687,6 +687,7 @@ impl ConsoleBackend for ServiceBackend {
 
 fn dispute_view(q: console::QueuedDispute) -> SupportDispute {
     let d = q.dispute;
+    let links = q.file_links;
     SupportDispute {
         id: d.row.id,
         company_id: d.row.company_id,
@@ -701,6 +702,12 @@ fn dispute_view(q: console::QueuedDispute) -> SupportDispute {
             .into_iter()
             .map(|e| EvidenceView {
                 url: e.url,
+                file_link: e.file_id.as_ref().and_then(|f| {
+                    links
+                        .iter()
+                        .find(|(id, _)| id == f)
+                        .map(|(_, link)| link.clone())
+                }),
                 file_id: e.file_id,
                 description: e.description,
             })
