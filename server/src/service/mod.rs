@@ -19,6 +19,7 @@ pub mod files;
 pub mod idempotency;
 pub mod kyc;
 pub mod ledger;
+pub mod payment_book;
 pub mod pix_key;
 pub mod pix_keys;
 pub mod plugins;
