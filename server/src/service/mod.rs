@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod applications;
+pub mod boleto;
 pub mod br_code;
 pub mod charges;
 pub mod clock;
