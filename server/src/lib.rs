@@ -67,6 +67,17 @@ pub async fn start(settings: Settings) -> anyhow::Result<Running> {
             }
         }
     });
+    let subscriptions = state.services.subscriptions.clone();
+    tokio::spawn(async move {
+        // Instalments are issued on their generation day (Brasília); a minute is plenty.
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
+        loop {
+            tick.tick().await;
+            if let Err(err) = subscriptions.generate_due().await {
+                tracing::warn!(%err, "could not issue due subscription instalments");
+            }
+        }
+    });
     let charges = state.services.charges.clone();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));

@@ -150,6 +150,7 @@ async fn create(
         value: body.value,
         comment: body.comment,
         expires_in: body.expires_in,
+        expires_at: None,
         customer: body.customer.map(Into::into),
         additional_info: body.additional_info,
     };

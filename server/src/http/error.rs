@@ -24,6 +24,7 @@ use crate::service::qr_codes::QrCodeError;
 use crate::service::refunds::RefundError;
 use crate::service::sandbox::SandboxError;
 use crate::service::statement::StatementError;
+use crate::service::subscriptions::SubscriptionError;
 use crate::service::users::UserError;
 use crate::service::webhooks::WebhookError;
 use crate::service::withdraw_keys::WithdrawKeyError;
@@ -482,6 +483,18 @@ pub fn message(code: &str, arg: Option<&str>, lang: Lang) -> String {
             format!("O onboarding KYC não está em análise ({arg})"),
             format!("The KYC onboarding is not in review ({arg})"),
         ),
+        "SUBSCRIPTION_NOT_FOUND" => (
+            "Assinatura não encontrada".into(),
+            "Subscription not found".into(),
+        ),
+        "SUBSCRIPTION_CANCELED" => (
+            "A assinatura está cancelada".into(),
+            "The subscription is canceled".into(),
+        ),
+        "PAYMENT_BOOK_EMPTY" => (
+            "Nenhuma parcela é gerada até esse mês".into(),
+            "No instalment is generated up to that month".into(),
+        ),
         "ENDPOINT_REMOVED" => (
             format!("Endpoint removido do contrato público ({arg}); veja GET /api/v1/changelog"),
             format!("Endpoint removed from the public contract ({arg}); see GET /api/v1/changelog"),
@@ -913,6 +926,27 @@ impl From<KycError> for ApiError {
             }
             KycError::File(e) => e.into(),
             KycError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<SubscriptionError> for ApiError {
+    fn from(err: SubscriptionError) -> Self {
+        use StatusCode as S;
+        match err {
+            SubscriptionError::Validation(d) => ApiError::validation(d),
+            SubscriptionError::NotFound => ApiError::not_found("SUBSCRIPTION_NOT_FOUND"),
+            SubscriptionError::CorrelationIdConflict => {
+                ApiError::new(S::CONFLICT, "CORRELATION_ID_CONFLICT")
+            }
+            SubscriptionError::Canceled => ApiError::new(S::CONFLICT, "SUBSCRIPTION_CANCELED"),
+            SubscriptionError::PaymentBookEmpty => {
+                ApiError::new(S::BAD_REQUEST, "PAYMENT_BOOK_EMPTY")
+            }
+            SubscriptionError::Charge(e) => e.into(),
+            SubscriptionError::Boleto(e) => ApiError::internal(e),
+            SubscriptionError::Pdf(e) => ApiError::internal(e),
+            SubscriptionError::Store(e) => ApiError::internal(e),
         }
     }
 }

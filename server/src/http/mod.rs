@@ -22,6 +22,7 @@ pub mod refunds;
 pub mod removed;
 pub mod sandbox;
 pub mod statement;
+pub mod subscriptions;
 pub mod webhooks;
 
 use std::sync::Arc;
@@ -87,6 +88,7 @@ impl FromRef<AppState> for LeptosOptions {
         (name = "file", description = "Uploaded documents and their signed download links"),
         (name = "dispute", description = "Disputes on received Pix and their evidence"),
         (name = "kyc", description = "KYC onboarding (MASTER)"),
+        (name = "subscription", description = "Subscriptions and their payment book (carnê) PDF"),
         (name = "sandbox", description = "Simulated payers and disputes (sandbox only)"),
         (name = "meta", description = "Change log and this document"),
     )
@@ -126,6 +128,7 @@ pub fn api(sandbox: bool) -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(files::routes())
         .merge(disputes::routes())
         .merge(kyc::routes())
+        .merge(subscriptions::routes())
         .merge(removed::routes())
         .merge(changelog::routes())
         .merge(ops::api_routes());

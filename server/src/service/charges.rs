@@ -103,6 +103,9 @@ pub struct NewCharge {
     pub value: Option<i64>,
     pub comment: Option<String>,
     pub expires_in: Option<i64>,
+    /// An absolute expiry (ms) instead of `expires_in`, for charges issued ahead of
+    /// their due date (subscription instalments); not limited to a year.
+    pub expires_at: Option<i64>,
     pub customer: Option<CustomerInput>,
     pub additional_info: Vec<AdditionalInfo>,
 }
@@ -207,9 +210,18 @@ impl Charges {
             Some(value) if value <= 0 => v.add("value", Problem::Invalid),
             Some(_) => {}
         }
-        let expires_in = new.expires_in.unwrap_or(DEFAULT_EXPIRES_IN);
-        if !(MIN_EXPIRES_IN..=MAX_EXPIRES_IN).contains(&expires_in) {
-            v.add("expiresIn", Problem::Invalid);
+        let now = self.clock.now_millis();
+        let expires_in = match new.expires_at {
+            Some(at) => (at - now) / 1000,
+            None => new.expires_in.unwrap_or(DEFAULT_EXPIRES_IN),
+        };
+        match new.expires_at {
+            Some(_) if expires_in < MIN_EXPIRES_IN => v.add("expiresAt", Problem::Invalid),
+            Some(_) => {}
+            None if !(MIN_EXPIRES_IN..=MAX_EXPIRES_IN).contains(&expires_in) => {
+                v.add("expiresIn", Problem::Invalid)
+            }
+            None => {}
         }
         let comment = new
             .comment
@@ -252,12 +264,13 @@ impl Charges {
         let request_hash = idempotency::request_hash(&serde_json::json!({
             "value": value,
             "comment": comment,
-            "expiresIn": expires_in,
+            // An absolute expiry is part of the body; a relative one is as sent.
+            "expiresIn": new.expires_at.map_or(expires_in, |_| 0),
+            "expiresAt": new.expires_at,
             "customer": customer_row.as_ref().map(|c| (&c.name, &c.email, &c.phone, &c.tax_id)),
             "additionalInfo": new.additional_info,
         }));
 
-        let now = self.clock.now_millis();
         // Company rules may set the expiry, the comment and additional info, or refuse.
         let shaped = self
             .plugins
@@ -371,7 +384,7 @@ impl Charges {
             br_code,
             customer_id,
             additional_info: serde_json::to_string(&additional_info).expect("serialises"),
-            expires_at: now + expires_in * 1000,
+            expires_at: new.expires_at.unwrap_or(now + expires_in * 1000),
             paid_at: None,
             payment_id: None,
             created_at: now,

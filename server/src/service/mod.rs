@@ -30,6 +30,7 @@ pub mod sandbox;
 pub mod scopes;
 pub mod signing;
 pub mod statement;
+pub mod subscriptions;
 pub mod tax_id;
 pub mod users;
 pub mod webhooks;
@@ -131,6 +132,7 @@ pub struct Services {
     pub files: files::Files,
     pub disputes: disputes::Disputes,
     pub kyc: kyc::Kyc,
+    pub subscriptions: subscriptions::Subscriptions,
 }
 
 /// Settings the services take from the configuration.
@@ -168,13 +170,13 @@ impl Services {
         let directory = directory::Directory::new(store.clone(), clock.clone());
         let customers = customers::Customers::new(store.clone(), clock.clone());
         let plugins = plugins::Plugins::new(store.clone(), clock.clone(), options.plugin_limits);
+        let charges = charges::Charges::new(
+            store.clone(),
+            clock.clone(),
+            customers.clone(),
+            plugins.clone(),
+        );
         Self {
-            charges: charges::Charges::new(
-                store.clone(),
-                clock.clone(),
-                customers.clone(),
-                plugins.clone(),
-            ),
             qr_codes: qr_codes::QrCodes::new(store.clone(), clock.clone()),
             withdrawals: withdrawals::Withdrawals::new(
                 store.clone(),
@@ -188,6 +190,13 @@ impl Services {
             files: files::Files::new(store.clone(), clock.clone(), options.files.clone()),
             disputes: disputes::Disputes::new(store.clone(), clock.clone()),
             kyc: kyc::Kyc::new(store.clone(), clock.clone()),
+            subscriptions: subscriptions::Subscriptions::new(
+                store.clone(),
+                clock.clone(),
+                charges.clone(),
+                customers.clone(),
+            ),
+            charges,
             plugins: plugins.clone(),
             webhooks: webhooks::Webhooks::new(
                 store.clone(),

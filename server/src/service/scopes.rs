@@ -94,6 +94,12 @@ pub const KYC_ONBOARDING_GET: Scope = master(
     "KYC_ONBOARDING_GET",
     "Read KYC onboardings and their representatives (MASTER)",
 );
+pub const SUBSCRIPTION_GET: Scope = scope(
+    "SUBSCRIPTION_GET",
+    "Read subscriptions and their instalments",
+);
+pub const SUBSCRIPTION_POST: Scope = scope("SUBSCRIPTION_POST", "Create subscriptions");
+pub const SUBSCRIPTION_PUT: Scope = scope("SUBSCRIPTION_PUT", "Cancel subscriptions");
 pub const SUBSCRIPTION_PAYMENT_BOOK_GET: Scope = scope(
     "SUBSCRIPTION_PAYMENT_BOOK_GET",
     "Issue and download a subscription's payment book",
@@ -167,7 +173,12 @@ pub const GROUPS: &[ScopeGroup] = &[
     },
     ScopeGroup {
         group: "SUBSCRIPTION",
-        scopes: &[SUBSCRIPTION_PAYMENT_BOOK_GET],
+        scopes: &[
+            SUBSCRIPTION_GET,
+            SUBSCRIPTION_POST,
+            SUBSCRIPTION_PUT,
+            SUBSCRIPTION_PAYMENT_BOOK_GET,
+        ],
     },
 ];
 

@@ -20,6 +20,7 @@ pub mod ledger;
 pub mod pix_keys;
 pub mod plugins;
 pub mod sessions;
+pub mod subscriptions;
 pub mod users;
 pub mod withdraw_keys;
 

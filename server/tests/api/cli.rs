@@ -50,7 +50,8 @@ async fn migrate_runs_on_a_fresh_database_and_again(db: Db) {
                 "events",
                 "plugins",
                 "console",
-                "files disputes kyc"
+                "files disputes kyc",
+                "subscriptions"
             ])
         );
     }

@@ -21,5 +21,6 @@ mod pix_keys;
 mod plugins;
 mod receiver;
 mod store;
+mod subscriptions;
 mod webhooks;
 mod withdraw_keys;
