@@ -274,11 +274,11 @@ async fn payment_book_refusals(db: Db) {
     for (query, field) in [
         (String::new(), "month"),
         (format!("?year={year}"), "month"),
-        (format!("?month=5"), "year"),
+        ("?month=5".to_owned(), "year"),
         (format!("?month=13&year={year}"), "month"),
         (format!("?month=0&year={year}"), "month"),
         (format!("?month=1&year={}", year + 2), "year"),
-        (format!("?month=1&year=1999"), "year"),
+        ("?month=1&year=1999".to_owned(), "year"),
     ] {
         let error = assert_error(
             book(&app, &campaign, &id, &query).await,
