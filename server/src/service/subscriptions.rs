@@ -583,22 +583,37 @@ impl Subscriptions {
         }
     }
 
-    /// Issues the charge of one instalment unless it has one: idempotent, also under
-    /// concurrent calls (the charge's correlationID names the instalment).
+    /// Issues the charges of `due` that are not issued yet and answers every
+    /// instalment's row, in order.
+    async fn issue_all(
+        &self,
+        subscription: &Subscription,
+        due: &[Instalment],
+    ) -> Result<Vec<InstalmentRow>, SubscriptionError> {
+        let issued =
+            store::subscriptions::instalments(self.store.pool(), &subscription.row.id).await?;
+        let mut rows = Vec::with_capacity(due.len());
+        for instalment in due {
+            match issued
+                .iter()
+                .find(|i| i.number == i64::from(instalment.number))
+            {
+                Some(row) => rows.push(row.clone()),
+                None => rows.push(self.issue(subscription, *instalment).await?),
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Issues the charge of one instalment: idempotent, also under concurrent calls
+    /// (the charge's correlationID names the instalment, and the instalment row keeps
+    /// the first record).
     async fn issue(
         &self,
         subscription: &Subscription,
         instalment: Instalment,
     ) -> Result<InstalmentRow, SubscriptionError> {
         let number = i64::from(instalment.number);
-        if let Some(row) =
-            store::subscriptions::instalments(self.store.pool(), &subscription.row.id)
-                .await?
-                .into_iter()
-                .find(|i| i.number == number)
-        {
-            return Ok(row);
-        }
         // The end of the due day in Brasília.
         let due_end = (instalment.due + Duration::days(1))
             .midnight()
@@ -708,10 +723,7 @@ impl Subscriptions {
         if due.is_empty() {
             return Err(SubscriptionError::PaymentBookEmpty);
         }
-        let mut issued = Vec::with_capacity(due.len());
-        for instalment in &due {
-            issued.push(self.issue(&subscription, *instalment).await?);
-        }
+        let issued = self.issue_all(&subscription, &due).await?;
         let company =
             store::companies::get(self.store.pool(), &subscription.row.company_id).await?;
         let payee = Party {
@@ -763,15 +775,21 @@ impl Subscriptions {
     }
 
     /// Issues every instalment whose generation day has come, of every ACTIVE
-    /// subscription (run periodically). Answers how many were issued or found issued.
+    /// subscription (run periodically). One subscription that cannot be issued (its
+    /// account lost its Pix key, say) is logged and does not hold up the others.
+    /// Answers how many instalments are issued.
     pub async fn generate_due(&self) -> Result<usize, SubscriptionError> {
         let today = self.today();
         let mut count = 0;
         for row in store::subscriptions::active(self.store.pool()).await? {
             let subscription = Subscription::from_row(row)?;
-            for instalment in subscription.schedule.until(today) {
-                self.issue(&subscription, instalment).await?;
-                count += 1;
+            let due = subscription.schedule.until(today);
+            match self.issue_all(&subscription, &due).await {
+                Ok(rows) => count += rows.len(),
+                Err(err) => tracing::warn!(
+                    subscription = %subscription.row.id, %err,
+                    "could not issue due instalments"
+                ),
             }
         }
         Ok(count)

@@ -408,6 +408,18 @@ async fn instalments_are_issued_on_their_generation_day(db: Db) {
         201,
     )
     .await;
+    // An account without a Pix key cannot be charged; it must not hold up the others.
+    let (_, keyless) = app.campaign(&master).await;
+    json(
+        app.post(
+            "/api/v1/subscriptions",
+            Some(&keyless),
+            body("sem-chave", "PIX", day),
+        )
+        .await,
+        201,
+    )
+    .await;
     assert_eq!(app.count("charges").await, 0);
     app.services.subscriptions.generate_due().await.unwrap();
     assert_eq!(
