@@ -614,14 +614,18 @@ impl Subscriptions {
         instalment: Instalment,
     ) -> Result<InstalmentRow, SubscriptionError> {
         let number = i64::from(instalment.number);
-        // The end of the due day in Brasília.
-        let due_end = (instalment.due + Duration::days(1))
-            .midnight()
-            .assume_utc()
-            .unix_timestamp()
-            * 1000
-            + BRT_OFFSET_MS
-            - 1;
+        // The end of the due day in Brasília; an instalment issued after its due day
+        // (its account could not be charged then) gets until the end of tomorrow.
+        let end_of = |day: Date| {
+            (day + Duration::days(1))
+                .midnight()
+                .assume_utc()
+                .unix_timestamp()
+                * 1000
+                + BRT_OFFSET_MS
+                - 1
+        };
+        let due_end = end_of(instalment.due.max(self.today() + Duration::days(1)));
         let customer = &subscription.customer;
         let new = NewCharge {
             correlation_id: Some(format!("subscription:{}:{number}", subscription.row.id)),
