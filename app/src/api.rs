@@ -9,8 +9,10 @@ use leptos::server_fn::error::FromServerFnError;
 
 use crate::backend::*;
 
+/// The session entry holding the signed-in user's id (also read by the server's own
+/// console routes, such as the payment book download).
 #[cfg(feature = "ssr")]
-pub(crate) const USER_KEY: &str = "user_id";
+pub const USER_KEY: &str = "user_id";
 
 #[cfg(feature = "ssr")]
 fn internal(what: impl std::fmt::Display) -> ConsoleError {
@@ -260,6 +262,26 @@ pub async fn start_campaign(campaign: NewCampaign) -> Result<CampaignCreated, Co
 pub async fn end_campaign(account: String) -> Result<usize, ConsoleError> {
     let (b, me) = signed_in().await?;
     reply(b.end_campaign(&me, &account).await)
+}
+
+#[server(prefix = "/console/fn", endpoint = "subscriptions")]
+pub async fn list_subscriptions() -> Result<SubscriptionsPage, ConsoleError> {
+    let (b, me) = signed_in().await?;
+    reply(b.subscriptions(&me).await)
+}
+
+#[server(prefix = "/console/fn", endpoint = "subscription_instalments")]
+pub async fn subscription_instalments(
+    subscription: String,
+) -> Result<InstalmentsPage, ConsoleError> {
+    let (b, me) = signed_in().await?;
+    reply(b.subscription_instalments(&me, &subscription).await)
+}
+
+#[server(prefix = "/console/fn", endpoint = "cancel_subscription")]
+pub async fn cancel_subscription(subscription: String) -> Result<SubscriptionView, ConsoleError> {
+    let (b, me) = signed_in().await?;
+    reply(b.cancel_subscription(&me, &subscription).await)
 }
 
 #[server(prefix = "/console/fn", endpoint = "support")]

@@ -272,6 +272,71 @@ pub struct DeliveryView {
     pub at: String,
 }
 
+/// A subscription of the company: one customer charged the same value on a schedule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubscriptionView {
+    pub id: String,
+    pub correlation_id: String,
+    pub customer_name: String,
+    /// Formatted with punctuation.
+    pub customer_tax_id: String,
+    /// Centavos per instalment.
+    pub value: i64,
+    /// `WEEKLY`, `BIWEEKLY`, `MONTHLY`, `BIMONTHLY`, `QUARTERLY`, `SEMIANNUALLY` or
+    /// `ANNUALLY`.
+    pub frequency: String,
+    /// The day of the month (or of the period) each instalment's charge is generated.
+    pub day_generate_charge: i64,
+    /// Days from generation to the due date.
+    pub day_due: i64,
+    /// `PIX` or `BOLETO`.
+    pub charge_type: String,
+    /// `ACTIVE` or `CANCELED`.
+    pub status: String,
+    /// `YYYY-MM-DD`.
+    pub start_date: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+impl SubscriptionView {
+    pub fn is_active(&self) -> bool {
+        self.status == "ACTIVE"
+    }
+}
+
+/// The Subscriptions page: the company's newest subscriptions (up to 100) and today's
+/// date, for the payment book's month and year.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubscriptionsPage {
+    pub subscriptions: Vec<SubscriptionView>,
+    /// Today in Brasília.
+    pub year: i32,
+    pub month: u8,
+}
+
+/// One instalment of a subscription's schedule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstalmentView {
+    pub number: u32,
+    /// `YYYY-MM-DD`.
+    pub generation_date: String,
+    pub due_date: String,
+    /// `SCHEDULED` (no charge yet), or the charge's status: `ACTIVE`, `COMPLETED`,
+    /// `EXPIRED`.
+    pub status: String,
+    /// The boleto's typed line (linha digitável), formatted, once issued.
+    pub typed_line: Option<String>,
+}
+
+/// The first instalments of a subscription and how many its schedule has.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstalmentsPage {
+    pub instalments: Vec<InstalmentView>,
+    /// Instalments of the schedule up to the end of next year.
+    pub total: i64,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SupportAccount {
     pub id: String,
@@ -478,6 +543,20 @@ pub trait ConsoleBackend: Send + Sync + 'static {
     ) -> Result<CampaignCreated, ConsoleError>;
     /// Deletes the account's Pix keys; answers how many.
     async fn end_campaign(&self, user_id: &str, account_id: &str) -> Result<usize, ConsoleError>;
+
+    // Subscriptions (every company user reads; API_PLUGINS cancels).
+    /// The company's newest subscriptions, up to 100.
+    async fn subscriptions(&self, user_id: &str) -> Result<SubscriptionsPage, ConsoleError>;
+    async fn subscription_instalments(
+        &self,
+        user_id: &str,
+        subscription_id: &str,
+    ) -> Result<InstalmentsPage, ConsoleError>;
+    async fn cancel_subscription(
+        &self,
+        user_id: &str,
+        subscription_id: &str,
+    ) -> Result<SubscriptionView, ConsoleError>;
 
     // Support (SUPPORT).
     async fn support(&self, user_id: &str) -> Result<SupportPage, ConsoleError>;

@@ -62,6 +62,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/api-plugins") view=pages::applications::Applications/>
                     <Route path=path!("/plugins") view=pages::plugins::Plugins/>
                     <Route path=path!("/webhooks") view=pages::webhooks::Webhooks/>
+                    <Route path=path!("/subscriptions") view=pages::subscriptions::Subscriptions/>
                     <Route path=path!("/users") view=pages::users::Users/>
                     <Route path=path!("/support") view=pages::support::Support/>
                 </Routes>

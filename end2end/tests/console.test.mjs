@@ -337,3 +337,50 @@ test('support accepts a dispute on the Support page and its status changes', asy
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a subscription made over the API is listed with its instalments and canceled in the console', async () => {
+  const created = await api('/api/v1/subscriptions', cofre.demo.masterAppId, {
+    method: 'POST',
+    body: JSON.stringify({
+      correlationID: 'academia-e2e', value: 8990, customer: { name: 'João Pagador', taxID: '529.982.247-25' },
+      frequency: 'MONTHLY', dayGenerateCharge: 10, dayDue: 5, type: 'RECURRENT', chargeType: 'BOLETO',
+    }),
+  });
+  assert.equal(created.status, 201);
+  const { subscription } = await created.json();
+
+  const { page, context, errors } = await signedIn(cofre.demo.adminEmail);
+  await page.getByRole('navigation', { name: 'Seções' }).getByRole('link', { name: 'Assinaturas' }).click();
+  await hydrated(page);
+  const card = page.locator(`article[data-subscription="${subscription.id}"]`);
+  await card.getByRole('heading', { name: /academia-e2e/ }).waitFor();
+  await card.getByText('João Pagador').waitFor();
+  await card.getByText('R$ 89,90').waitFor();
+  await card.getByText('Mensal').waitFor();
+  await card.getByRole('button', { name: 'Parcelas' }).click();
+  const rows = card.locator('table.instalments tbody tr');
+  await rows.nth(11).waitFor();
+  assert.equal(await rows.count(), 12);
+  await rows.first().getByText('Agendada (sem cobrança)').waitFor();
+  await card.getByRole('button', { name: 'Abrir carnê' }).waitFor();
+  await shot(page, 'console-subscriptions.png');
+
+  // The payment book form's URL answers the PDF to this browser's session.
+  const action = await card.locator('form.payment-book').getAttribute('action');
+  const book = await page.evaluate(async (url) => {
+    const r = await fetch(`${url}?month=12&year=${new Date().getFullYear() + 1}`);
+    return { status: r.status, type: r.headers.get('content-type'), head: (await r.text()).slice(0, 4) };
+  }, action);
+  assert.deepEqual(book, { status: 200, type: 'application/pdf', head: '%PDF' });
+
+  await card.getByRole('button', { name: 'Cancelar assinatura' }).click();
+  await card.getByRole('button', { name: 'Confirmar cancelamento' }).click();
+  await page.getByText('Assinatura cancelada: academia-e2e').waitFor();
+  const canceled = page.locator(`article[data-subscription="${subscription.id}"][data-status="CANCELED"]`);
+  await canceled.getByText('Cancelada').waitFor();
+  assert.equal(await canceled.getByRole('button', { name: 'Cancelar assinatura' }).count(), 0);
+  const rest = await (await api(`/api/v1/subscriptions/${subscription.id}`, cofre.demo.masterAppId)).json();
+  assert.equal(rest.subscription.status, 'CANCELED');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -4,6 +4,7 @@
 pub mod applications;
 pub mod campaigns;
 pub mod plugins;
+pub mod subscriptions;
 pub mod support;
 pub mod users;
 pub mod webhooks;
@@ -70,6 +71,7 @@ fn Nav(user: ConsoleUser) -> impl IntoView {
                     move || c
                 }>
                     <a href="/">{t("Campanhas", "Campaigns")}</a>
+                    <a href="/subscriptions">{t("Assinaturas", "Subscriptions")}</a>
                 </Show>
                 <Show when={
                     let a = user.api_plugins();

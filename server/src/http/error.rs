@@ -618,6 +618,7 @@ impl From<ConsoleError> for ApiError {
             ConsoleError::Company(e) => e.into(),
             ConsoleError::Dispute(e) => e.into(),
             ConsoleError::Kyc(e) => e.into(),
+            ConsoleError::Subscription(e) => e.into(),
             ConsoleError::Store(e) => ApiError::internal(e),
         }
     }

@@ -21,6 +21,7 @@ use super::kyc::{Decision, Onboarding};
 use super::ledger::Kind;
 use super::pix_key::{PixKey, PixKeyType};
 use super::pix_keys::{PixKeyServiceError, PixKeyView};
+use super::subscriptions::{InstalmentView, Subscription, SubscriptionError};
 use super::users::{API_PLUGINS, Role, User, UserError};
 use super::withdraw_keys::WithdrawKeyError;
 use super::{FieldError, Page, Problem, Validation};
@@ -59,6 +60,8 @@ pub enum ConsoleError {
     #[error(transparent)]
     Kyc(#[from] super::kyc::KycError),
     #[error(transparent)]
+    Subscription(#[from] SubscriptionError),
+    #[error(transparent)]
     Store(#[from] StoreError),
 }
 
@@ -77,7 +80,8 @@ impl Actor {
             .ok_or(ConsoleError::PermissionMissing("COMPANY_USER"))
     }
 
-    /// The API/Plugins section: applications, plugins, webhooks, campaign changes.
+    /// The API/Plugins section: applications, plugins, webhooks, campaign and
+    /// subscription changes.
     pub fn require_api_plugins(&self) -> Result<&str, ConsoleError> {
         let company = self.company_id()?;
         if self.user.permissions.iter().any(|p| p == API_PLUGINS) {
@@ -149,6 +153,20 @@ pub struct QueuedDispute {
 pub struct QueuedOnboarding {
     pub onboarding: Onboarding,
     pub company: String,
+}
+
+/// How many subscriptions the Subscriptions page lists, newest first.
+pub const SUBSCRIPTIONS_SHOWN: i64 = 100;
+/// How many instalments of a subscription the page shows, from the first.
+pub const INSTALMENTS_SHOWN: i64 = 12;
+
+/// The Subscriptions page's data.
+#[derive(Clone, Debug)]
+pub struct CompanySubscriptions {
+    /// Newest first, up to [`SUBSCRIPTIONS_SHOWN`].
+    pub subscriptions: Vec<Subscription>,
+    /// Today in Brasília.
+    pub today: time::Date,
 }
 
 /// How many disputes and onboardings the support page lists, newest first.
@@ -391,6 +409,82 @@ impl Console<'_> {
         }
         tracing::info!(account_id = %account.id, keys = keys.len(), "campaign ended");
         Ok(keys.len())
+    }
+
+    /// The company's newest subscriptions (every company user may read them), with
+    /// today's date in Brasília for the payment book's month and year.
+    pub async fn subscriptions(&self, actor: &Actor) -> Result<CompanySubscriptions, ConsoleError> {
+        let caller = self.caller(actor.company_id()?).await?;
+        let page = Page {
+            skip: 0,
+            limit: SUBSCRIPTIONS_SHOWN,
+        };
+        let (subscriptions, _) = self.0.subscriptions.list(&caller, page).await?;
+        let secs = (self.0.clock.now_millis() - BRT_OFFSET_MS).div_euclid(1000);
+        let today = time::OffsetDateTime::from_unix_timestamp(secs)
+            .map(|t| t.date())
+            .unwrap_or(time::Date::MIN);
+        Ok(CompanySubscriptions {
+            subscriptions,
+            today,
+        })
+    }
+
+    /// The first instalments of one of the company's subscriptions, with the charges
+    /// issued for them, and how many the schedule has up to the end of next year.
+    pub async fn subscription_instalments(
+        &self,
+        actor: &Actor,
+        subscription_id: &str,
+    ) -> Result<(Vec<InstalmentView>, i64), ConsoleError> {
+        let caller = self.caller(actor.company_id()?).await?;
+        let page = Page {
+            skip: 0,
+            limit: INSTALMENTS_SHOWN,
+        };
+        let (_, instalments, info) = self
+            .0
+            .subscriptions
+            .instalments(&caller, subscription_id, page)
+            .await?;
+        Ok((instalments, info.total_count))
+    }
+
+    /// Cancels one of the company's subscriptions: a change, so API_PLUGINS.
+    #[instrument(name = "service.console.cancel_subscription", skip(self, actor))]
+    pub async fn cancel_subscription(
+        &self,
+        actor: &Actor,
+        subscription_id: &str,
+    ) -> Result<Subscription, ConsoleError> {
+        let caller = self.caller(actor.require_api_plugins()?).await?;
+        let subscription = self
+            .0
+            .subscriptions
+            .cancel(&caller, subscription_id)
+            .await?;
+        tracing::info!(subscription = %subscription.row.id, "subscription canceled in the console");
+        Ok(subscription)
+    }
+
+    /// The payment book (PDF) of one of the company's subscriptions up to `month`/
+    /// `year`. It issues the charges of every instalment up to then (charges that stay
+    /// payable even if the subscription is canceled later), so it is a change and
+    /// needs API_PLUGINS, like cancelling.
+    #[instrument(name = "service.console.payment_book", skip(self, actor))]
+    pub async fn payment_book(
+        &self,
+        actor: &Actor,
+        subscription_id: &str,
+        month: Option<i64>,
+        year: Option<i64>,
+    ) -> Result<Vec<u8>, ConsoleError> {
+        let caller = self.caller(actor.require_api_plugins()?).await?;
+        Ok(self
+            .0
+            .subscriptions
+            .payment_book(&caller, subscription_id, month, year)
+            .await?)
     }
 
     /// Adds a user to the admin's company (audited).

@@ -1522,3 +1522,328 @@ async fn support_opens_evidence_files_through_signed_links(db: Db) {
     assert_eq!(download.bytes().await.unwrap().as_ref(), pdf().as_slice());
 }
 db_test!(support_opens_evidence_files_through_signed_links);
+
+/// A MONTHLY subscription of João on day 1, created over the REST API; answers its id.
+async fn subscription(
+    app: &TestApp,
+    app_id: &str,
+    correlation_id: &str,
+    charge_type: &str,
+) -> String {
+    let created = json(
+        app.post(
+            "/api/v1/subscriptions",
+            Some(app_id),
+            serde_json::json!({
+                "correlationID": correlation_id,
+                "value": 4990,
+                "customer": {"name": "João", "taxID": "529.982.247-25"},
+                "frequency": "MONTHLY",
+                "dayGenerateCharge": 1,
+                "dayDue": 5,
+                "type": "RECURRENT",
+                "chargeType": charge_type,
+            }),
+        )
+        .await,
+        201,
+    )
+    .await;
+    created["subscription"]["id"].as_str().unwrap().to_owned()
+}
+
+/// `GET /console/subscriptions/{id}/payment-book?{query}` with a session cookie, if any.
+async fn console_book(
+    app: &TestApp,
+    cookie: Option<&str>,
+    id: &str,
+    query: &str,
+) -> reqwest::Response {
+    let mut request = app
+        .client
+        .get(app.url(&format!("/console/subscriptions/{id}/payment-book?{query}")));
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    request.send().await.unwrap()
+}
+
+async fn subscriptions_are_listed_for_every_company_user_and_canceled_with_api_plugins(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    app.company(1, true).await;
+    let master = app.master(&company).await;
+    let (_, campaign) = app
+        .funded_campaign(&master, "loja@empresa0.com.br", 0)
+        .await;
+    let id = subscription(&app, &campaign, "plano-console", "PIX").await;
+    assert_refused(
+        app.anonymous_call("subscriptions", &[]).await,
+        401,
+        "NOT_SIGNED_IN",
+    )
+    .await;
+
+    let admin = app.console("admin0@example.com", PASSWORD).await;
+    let page = admin.ok("subscriptions", &[]).await;
+    let listed = &page["subscriptions"].as_array().unwrap()[..];
+    assert_eq!(listed.len(), 1, "{page}");
+    let s = &listed[0];
+    assert_eq!(s["id"], id.as_str());
+    assert_eq!(s["correlation_id"], "plano-console");
+    assert_eq!(s["customer_name"], "João");
+    assert_eq!(s["customer_tax_id"], "529.982.247-25");
+    assert_eq!(s["value"], 4990);
+    assert_eq!(s["frequency"], "MONTHLY");
+    assert_eq!(s["day_generate_charge"], 1);
+    assert_eq!(s["day_due"], 5);
+    assert_eq!(s["charge_type"], "PIX");
+    assert_eq!(s["status"], "ACTIVE");
+    assert!(
+        page["year"].as_i64().unwrap() >= 2026
+            && (1..=12).contains(&page["month"].as_i64().unwrap())
+    );
+    // The first 12 instalments, none issued yet, of at least 13 up to the end of next year.
+    let instalments = admin
+        .ok("subscription_instalments", &[("subscription", &id)])
+        .await;
+    let rows = instalments["instalments"].as_array().unwrap();
+    assert_eq!(rows.len(), 12, "{instalments}");
+    assert!(instalments["total"].as_i64().unwrap() >= 13);
+    assert_eq!(rows[0]["number"], 1);
+    assert!(
+        rows[0]["generation_date"]
+            .as_str()
+            .unwrap()
+            .ends_with("-01")
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r["status"] == "SCHEDULED" && r["typed_line"].is_null())
+    );
+    assert_eq!(app.count("charges").await, 0, "reading issues nothing");
+    // The page itself, server-rendered, with the section in the navigation.
+    let html = app
+        .client
+        .get(app.url("/subscriptions"))
+        .header("cookie", &admin.cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("href=\"/subscriptions\"") && html.contains("plano-console"),
+        "{html}"
+    );
+    assert!(html.contains(&format!("/console/subscriptions/{id}/payment-book")));
+
+    // A member reads them but cannot cancel.
+    admin
+        .ok(
+            "create_user",
+            &[
+                ("email", "membro@example.com"),
+                ("password", PASSWORD),
+                ("role", "MEMBER"),
+            ],
+        )
+        .await;
+    let member = app.console("membro@example.com", PASSWORD).await;
+    assert_eq!(
+        member.ok("subscriptions", &[]).await["subscriptions"][0]["id"],
+        id.as_str()
+    );
+    member
+        .ok("subscription_instalments", &[("subscription", &id)])
+        .await;
+    let refused = assert_refused(
+        member
+            .call("cancel_subscription", &[("subscription", &id)])
+            .await,
+        403,
+        "CONSOLE_PERMISSION_MISSING",
+    )
+    .await;
+    assert!(refused["message"].as_str().unwrap().contains("API_PLUGINS"));
+    let rest = json(
+        app.get(&format!("/api/v1/subscriptions/{id}"), Some(&master))
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!(rest["subscription"]["status"], "ACTIVE");
+
+    // Another company sees none of them and cannot touch them.
+    let other = app.console("admin1@example.com", PASSWORD).await;
+    assert_eq!(
+        other.ok("subscriptions", &[]).await["subscriptions"],
+        serde_json::json!([])
+    );
+    for name in ["subscription_instalments", "cancel_subscription"] {
+        assert_refused(
+            other.call(name, &[("subscription", &id)]).await,
+            404,
+            "SUBSCRIPTION_NOT_FOUND",
+        )
+        .await;
+    }
+
+    // An API_PLUGINS user cancels it, once.
+    let canceled = admin
+        .ok("cancel_subscription", &[("subscription", &id)])
+        .await;
+    assert_eq!(canceled["status"], "CANCELED");
+    assert_eq!(canceled["id"], id.as_str());
+    let rest = json(
+        app.get(&format!("/api/v1/subscriptions/{id}"), Some(&master))
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!(rest["subscription"]["status"], "CANCELED");
+    assert_eq!(
+        admin.ok("subscriptions", &[]).await["subscriptions"][0]["status"],
+        "CANCELED"
+    );
+    assert_refused(
+        admin
+            .call("cancel_subscription", &[("subscription", &id)])
+            .await,
+        409,
+        "SUBSCRIPTION_CANCELED",
+    )
+    .await;
+    assert_eq!(app.count("charges").await, 0);
+}
+db_test!(subscriptions_are_listed_for_every_company_user_and_canceled_with_api_plugins);
+
+async fn the_console_opens_the_payment_book_pdf_with_the_session(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    app.company(1, true).await;
+    let master = app.master(&company).await;
+    let (_, campaign) = app
+        .funded_campaign(&master, "loja@empresa0.com.br", 0)
+        .await;
+    let id = subscription(&app, &campaign, "carne-console", "BOLETO").await;
+    let admin = app.console("admin0@example.com", PASSWORD).await;
+    let year = admin.ok("subscriptions", &[]).await["year"]
+        .as_i64()
+        .unwrap();
+    // January of next year: at least one instalment (day 1) is generated by then.
+    let query = format!("month=1&year={}", year + 1);
+
+    // Refusals first: none issues a charge.
+    assert_error(
+        console_book(&app, None, &id, &query).await,
+        401,
+        "NOT_SIGNED_IN",
+    )
+    .await;
+    let bad = assert_error(
+        console_book(
+            &app,
+            Some(&admin.cookie),
+            &id,
+            &format!("month=13&year={year}"),
+        )
+        .await,
+        400,
+        "VALIDATION_ERROR",
+    )
+    .await;
+    assert_eq!(bad["details"][0]["field"], "month", "{bad}");
+    assert_error(
+        console_book(&app, Some(&admin.cookie), &id, "month=abc&year=2027").await,
+        400,
+        "VALIDATION_ERROR",
+    )
+    .await;
+    let other = app.console("admin1@example.com", PASSWORD).await;
+    assert_error(
+        console_book(&app, Some(&other.cookie), &id, &query).await,
+        404,
+        "SUBSCRIPTION_NOT_FOUND",
+    )
+    .await;
+    admin
+        .ok(
+            "create_user",
+            &[
+                ("email", "membro@example.com"),
+                ("password", PASSWORD),
+                ("role", "MEMBER"),
+            ],
+        )
+        .await;
+    let member = app.console("membro@example.com", PASSWORD).await;
+    let refused = assert_error(
+        console_book(&app, Some(&member.cookie), &id, &query).await,
+        403,
+        "CONSOLE_PERMISSION_MISSING",
+    )
+    .await;
+    assert!(refused["error"].as_str().unwrap().contains("API_PLUGINS"));
+    // A link on another site carries the Lax cookie along; the browser says so.
+    let cross = app
+        .client
+        .get(app.url(&format!("/console/subscriptions/{id}/payment-book?{query}")))
+        .header("cookie", &admin.cookie)
+        .header("sec-fetch-site", "cross-site")
+        .send()
+        .await
+        .unwrap();
+    assert_error(cross, 403, "CSRF_REJECTED").await;
+    assert_eq!(app.count("charges").await, 0);
+
+    let book = console_book(&app, Some(&admin.cookie), &id, &query).await;
+    assert_eq!(book.status(), 200);
+    assert_eq!(book.headers()["content-type"], "application/pdf");
+    let disposition = book.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(disposition.starts_with("inline"), "{disposition}");
+    let pdf = book.bytes().await.unwrap();
+    assert!(pdf.starts_with(b"%PDF"));
+    let issued = app.count("charges").await;
+    assert!(issued >= 1);
+    assert_eq!(app.count("subscription_instalments").await, issued);
+
+    // Again: the same instalments, no new charge.
+    let again = console_book(&app, Some(&admin.cookie), &id, &query).await;
+    assert_eq!(again.status(), 200);
+    assert!(again.bytes().await.unwrap().starts_with(b"%PDF"));
+    assert_eq!(app.count("charges").await, issued);
+
+    // The page shows the issued instalments with their boletos' typed lines.
+    let instalments = admin
+        .ok("subscription_instalments", &[("subscription", &id)])
+        .await;
+    let first = &instalments["instalments"][0];
+    assert_eq!(first["status"], "ACTIVE", "{instalments}");
+    assert_eq!(
+        first["typed_line"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .count(),
+        47
+    );
+
+    // A canceled subscription has no payment book.
+    admin
+        .ok("cancel_subscription", &[("subscription", &id)])
+        .await;
+    assert_error(
+        console_book(&app, Some(&admin.cookie), &id, &query).await,
+        409,
+        "SUBSCRIPTION_CANCELED",
+    )
+    .await;
+    assert_eq!(app.count("charges").await, issued);
+}
+db_test!(the_console_opens_the_payment_book_pdf_with_the_session);

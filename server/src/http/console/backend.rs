@@ -551,6 +551,57 @@ impl ConsoleBackend for ServiceBackend {
             .map_err(refuse)
     }
 
+    async fn subscriptions(&self, user_id: &str) -> Result<SubscriptionsPage, ConsoleError> {
+        let actor = self.actor(user_id).await?;
+        let page = self
+            .0
+            .console()
+            .subscriptions(&actor)
+            .await
+            .map_err(refuse)?;
+        Ok(SubscriptionsPage {
+            subscriptions: page
+                .subscriptions
+                .into_iter()
+                .map(subscription_view)
+                .collect(),
+            year: page.today.year(),
+            month: u8::from(page.today.month()),
+        })
+    }
+
+    async fn subscription_instalments(
+        &self,
+        user_id: &str,
+        subscription_id: &str,
+    ) -> Result<InstalmentsPage, ConsoleError> {
+        let actor = self.actor(user_id).await?;
+        let (instalments, total) = self
+            .0
+            .console()
+            .subscription_instalments(&actor, subscription_id)
+            .await
+            .map_err(refuse)?;
+        Ok(InstalmentsPage {
+            instalments: instalments.into_iter().map(instalment_view).collect(),
+            total,
+        })
+    }
+
+    async fn cancel_subscription(
+        &self,
+        user_id: &str,
+        subscription_id: &str,
+    ) -> Result<SubscriptionView, ConsoleError> {
+        let actor = self.actor(user_id).await?;
+        self.0
+            .console()
+            .cancel_subscription(&actor, subscription_id)
+            .await
+            .map(subscription_view)
+            .map_err(refuse)
+    }
+
     async fn support(&self, user_id: &str) -> Result<SupportPage, ConsoleError> {
         let actor = self.actor(user_id).await?;
         let audit = self.0.console().audit_trail(&actor).await.map_err(refuse)?;
@@ -743,6 +794,42 @@ fn onboarding_view(q: console::QueuedOnboarding) -> SupportOnboarding {
             })
             .collect(),
         updated_at: rfc3339(o.row.updated_at),
+    }
+}
+
+fn subscription_view(s: crate::service::subscriptions::Subscription) -> SubscriptionView {
+    SubscriptionView {
+        customer_tax_id: crate::service::tax_id::TaxId::parse(&s.customer.tax_id)
+            .map(|t| t.formatted())
+            .unwrap_or(s.customer.tax_id),
+        customer_name: s.customer.name,
+        id: s.row.id,
+        correlation_id: s.row.correlation_id,
+        value: s.row.value,
+        frequency: s.row.frequency,
+        day_generate_charge: s.row.day_generate_charge,
+        day_due: s.row.day_due,
+        charge_type: s.row.charge_type,
+        status: s.row.status,
+        start_date: s.row.start_date,
+        created_at: rfc3339(s.row.created_at),
+    }
+}
+
+fn instalment_view(v: crate::service::subscriptions::InstalmentView) -> InstalmentView {
+    let date = |d: time::Date| format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day());
+    InstalmentView {
+        number: v.instalment.number,
+        generation_date: date(v.instalment.generation),
+        due_date: date(v.instalment.due),
+        // As the REST API's installments answer it.
+        status: v
+            .charge
+            .map_or_else(|| "SCHEDULED".to_owned(), |c| c.status),
+        typed_line: v
+            .issued
+            .and_then(|i| i.boleto_line)
+            .map(|line| crate::service::boleto::format_typed_line(&line)),
     }
 }
 

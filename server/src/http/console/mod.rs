@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::Query;
 use axum::extract::Request;
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::IntoResponse;
@@ -24,10 +24,11 @@ use leptos::prelude::*;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use tower_http::services::ServeDir;
 use tower_sessions::cookie::SameSite;
-use tower_sessions::{Expiry, SessionManagerLayer};
+use tower_sessions::{Expiry, Session, SessionManagerLayer};
 
 use super::AppState;
 use super::error::{ApiError, LANG, Lang};
+use super::json::ApiQuery;
 use crate::config::Settings;
 use crate::store::sessions::SessionTable;
 
@@ -58,6 +59,10 @@ pub fn routes(state: &AppState) -> Router<AppState> {
     let pkg = state.settings.console.site_root.join("pkg");
     Router::new()
         .route("/console/lang", axum::routing::get(switch_language))
+        .route(
+            "/console/subscriptions/{id}/payment-book",
+            axum::routing::get(payment_book),
+        )
         // Also mounts every server fn under `SERVER_FN_PREFIX`.
         .leptos_routes_with_context(
             &state.clone(),
@@ -89,6 +94,17 @@ async fn guard_server_fns(req: Request<Body>, next: Next) -> Response {
         return next.run(req).await;
     }
     let headers = req.headers();
+    if from_another_site(headers) {
+        return ApiError::new(StatusCode::FORBIDDEN, "CSRF_REJECTED").into_response();
+    }
+    let lang = console_lang(headers);
+    LANG.scope(lang, next.run(req)).await
+}
+
+/// Whether a browser says the request came from another site: `Sec-Fetch-Site` other
+/// than `same-origin` or `none` (typed or bookmarked), or an `Origin` that is not this
+/// host. Clients that are not browsers send neither and pass.
+fn from_another_site(headers: &HeaderMap) -> bool {
     let fetch_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
     let cross_site = matches!(fetch_site, Some(site) if site != "same-origin" && site != "none");
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
@@ -100,11 +116,79 @@ async fn guard_server_fns(req: Request<Body>, next: Next) -> Response {
             Some(authority) != host
         });
     if cross_site || foreign_origin {
-        tracing::warn!(?fetch_site, "cross-site console call refused");
-        return ApiError::new(StatusCode::FORBIDDEN, "CSRF_REJECTED").into_response();
+        tracing::warn!(?fetch_site, "cross-site console request refused");
     }
-    let lang = console_lang(headers);
-    LANG.scope(lang, next.run(req)).await
+    cross_site || foreign_origin
+}
+
+#[derive(serde::Deserialize)]
+struct BookQuery {
+    month: Option<i64>,
+    year: Option<i64>,
+}
+
+/// `GET /console/subscriptions/{id}/payment-book?month=&year=`: the payment book (PDF)
+/// of one of the signed-in user's company's subscriptions, for the browser to open.
+/// Server fns answer JSON, so this is a plain route; it reads the session as they do
+/// and lets `service::console` decide. Refusals are the REST API's error body in the
+/// console's language: 401 `NOT_SIGNED_IN` without a session, 403 from another site
+/// (it issues charges, and a `SameSite=Lax` cookie goes along with a cross-site link).
+async fn payment_book(
+    State(state): State<AppState>,
+    session: Session,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    query: Result<ApiQuery<BookQuery>, ApiError>,
+) -> Response {
+    LANG.scope(console_lang(&headers), async move {
+        if from_another_site(&headers) {
+            return ApiError::new(StatusCode::FORBIDDEN, "CSRF_REJECTED").into_response();
+        }
+        match signed_in_book(&state, &session, &id, query).await {
+            Ok((pdf, name)) => {
+                let mut response = pdf.into_response();
+                let headers = response.headers_mut();
+                headers.insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/pdf"),
+                );
+                if let Ok(disposition) =
+                    HeaderValue::from_str(&format!("inline; filename=\"{name}\""))
+                {
+                    headers.insert(header::CONTENT_DISPOSITION, disposition);
+                }
+                headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+                response
+            }
+            Err(err) => err.into_response(),
+        }
+    })
+    .await
+}
+
+/// The PDF and its file name, for the session's user.
+async fn signed_in_book(
+    state: &AppState,
+    session: &Session,
+    id: &str,
+    query: Result<ApiQuery<BookQuery>, ApiError>,
+) -> Result<(Vec<u8>, String), ApiError> {
+    let user_id: Option<String> = session
+        .get(cofre_app::api::USER_KEY)
+        .await
+        .map_err(|e| ApiError::internal(format!("session: {e}")))?;
+    let user_id =
+        user_id.ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "NOT_SIGNED_IN"))?;
+    let console = state.services.console();
+    let actor = console.actor(&user_id).await?;
+    let ApiQuery(q) = query?;
+    let pdf = console.payment_book(&actor, id, q.month, q.year).await?;
+    let name = format!(
+        "carne-{}-{:02}.pdf",
+        q.year.unwrap_or_default(),
+        q.month.unwrap_or_default()
+    );
+    Ok((pdf, name))
 }
 
 #[derive(serde::Deserialize)]
