@@ -690,6 +690,8 @@ impl Subscriptions {
         month: Option<i64>,
         year: Option<i64>,
     ) -> Result<Vec<u8>, SubscriptionError> {
+        // CONTRACT's order: an id that is not the caller's (404) before the query (400).
+        let subscription = self.get(caller, any_id).await?;
         let today = self.today();
         let mut v = Validation::default();
         let month = match month {
@@ -718,7 +720,6 @@ impl Subscriptions {
         };
         v.finish().map_err(SubscriptionError::Validation)?;
         let (month, year) = (month.expect("validated"), year.expect("validated"));
-        let subscription = self.get(caller, any_id).await?;
         if subscription.row.status != "ACTIVE" {
             return Err(SubscriptionError::Canceled);
         }

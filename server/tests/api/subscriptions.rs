@@ -315,12 +315,14 @@ async fn payment_book_refusals(db: Db) {
     .await;
     let other = app.company(1, true).await;
     let other_master = app.master(&other).await;
-    assert_error(
-        book(&app, &other_master, &id, &format!("?month=12&year={year}")).await,
-        404,
-        "SUBSCRIPTION_NOT_FOUND",
-    )
-    .await;
+    for query in [format!("?month=12&year={year}"), "?month=13".to_owned()] {
+        assert_error(
+            book(&app, &other_master, &id, &query).await,
+            404,
+            "SUBSCRIPTION_NOT_FOUND",
+        )
+        .await;
+    }
 
     // A PIX book: one page per instalment with its BR Code; then cancel.
     let next = year + 1;
