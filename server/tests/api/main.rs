@@ -6,6 +6,7 @@ mod helpers;
 mod accounts;
 mod applications;
 mod auth;
+mod authorization;
 mod campaign;
 mod charges;
 mod cli;
