@@ -16,6 +16,7 @@ mod disputes;
 mod errors;
 mod files;
 mod kyc;
+mod logs;
 mod money;
 mod ops;
 mod pix_keys;
