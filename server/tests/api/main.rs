@@ -7,6 +7,7 @@ mod accounts;
 mod applications;
 mod auth;
 mod authorization;
+mod bounds;
 mod campaign;
 mod charges;
 mod cli;
