@@ -262,7 +262,7 @@ pub struct InstallmentsResponse {
 }
 
 fn installment(view: InstalmentView, value: i64) -> InstallmentDto {
-    let date = |d: time::Date| format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day());
+    let date = crate::service::clock::date_text;
     InstallmentDto {
         number: view.instalment.number,
         generation_date: date(view.instalment.generation),

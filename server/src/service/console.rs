@@ -14,6 +14,7 @@ use super::accounts::{Account, AccountError};
 use super::applications::{
     ApplicationError, ApplicationType, Caller, IssuedApplication, NewApplication,
 };
+use super::clock::BRT_OFFSET_MS;
 use super::companies::CompanyError;
 use super::disputes::{Dispute, Resolution};
 use super::features::Feature;
@@ -175,8 +176,6 @@ pub const SUPPORT_QUEUE: i64 = 100;
 /// Days the dashboard's chart covers.
 pub const FLOW_DAYS: i64 = 14;
 const DAY_MS: i64 = 86_400_000;
-/// Brasília time (UTC-3, no daylight saving since 2019).
-const BRT_OFFSET_MS: i64 = 3 * 3_600_000;
 
 /// The console's view of the services; see the module documentation.
 pub struct Console<'a>(pub &'a Services);
@@ -420,10 +419,7 @@ impl Console<'_> {
             limit: SUBSCRIPTIONS_SHOWN,
         };
         let (subscriptions, _) = self.0.subscriptions.list(&caller, page).await?;
-        let secs = (self.0.clock.now_millis() - BRT_OFFSET_MS).div_euclid(1000);
-        let today = time::OffsetDateTime::from_unix_timestamp(secs)
-            .map(|t| t.date())
-            .unwrap_or(time::Date::MIN);
+        let today = super::clock::brasilia_date(self.0.clock.now_millis());
         Ok(CompanySubscriptions {
             subscriptions,
             today,

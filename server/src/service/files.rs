@@ -20,6 +20,7 @@ use tracing::instrument;
 
 use super::applications::Caller;
 use super::clock::SharedClock;
+use super::signing::hex;
 use super::{CorrelationId, FieldError, Problem, Validation, idempotency};
 use crate::store::{self, Store, StoreError, files::FileRow, idempotency::Claim};
 
@@ -566,10 +567,6 @@ impl Files {
             body: object.into_stream(),
         })
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {

@@ -512,7 +512,12 @@ async fn load_in(
     for rep in reps {
         let ids: Vec<String> =
             serde_json::from_str(&rep.documents).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let documents = store::files::find_many(&mut *conn, &ids).await?;
+        let found = store::files::find_many(&mut *conn, &ids).await?;
+        // In the order they were sent.
+        let documents = ids
+            .iter()
+            .filter_map(|id| found.iter().find(|f| &f.id == id).cloned())
+            .collect();
         representatives.push(Representative {
             row: rep,
             documents,

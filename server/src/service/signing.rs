@@ -28,7 +28,8 @@ pub struct PublicKey {
     pub pem: String,
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lower-case hexadecimal of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -17,7 +17,7 @@ use tracing::instrument;
 use super::applications::{ApplicationType, Caller};
 use super::boleto;
 use super::charges::{ChargeError, Charges, NewCharge};
-use super::clock::SharedClock;
+use super::clock::{BRT_OFFSET_MS, SharedClock, brasilia_date, date_text};
 use super::customers::{CustomerInput, Customers};
 use super::payment_book::{self, Party, Slip, SlipKind};
 use super::tax_id::TaxId;
@@ -28,8 +28,6 @@ use crate::store::{
     subscriptions::{InstalmentRow, SubscriptionRow},
 };
 
-/// Brasília time (UTC-3, no daylight saving since 2019): the calendar of due dates.
-const BRT_OFFSET_MS: i64 = 3 * 3_600_000;
 /// The compensation code Cofre's boletos carry in the sandbox's registry.
 pub const BANK_CODE: &str = "999";
 
@@ -281,10 +279,6 @@ pub struct Subscriptions {
     customers: Customers,
 }
 
-fn date_text(d: Date) -> String {
-    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
-}
-
 impl Subscriptions {
     pub fn new(store: Store, clock: SharedClock, charges: Charges, customers: Customers) -> Self {
         Self {
@@ -297,10 +291,7 @@ impl Subscriptions {
 
     /// Today in Brasília.
     fn today(&self) -> Date {
-        let secs = (self.clock.now_millis() - BRT_OFFSET_MS).div_euclid(1000);
-        time::OffsetDateTime::from_unix_timestamp(secs)
-            .map(|t| t.date())
-            .unwrap_or(Date::MIN)
+        brasilia_date(self.clock.now_millis())
     }
 
     /// Creates a subscription for the caller's account; no charge is issued now. Same

@@ -66,19 +66,26 @@ where
     row.as_ref().map(file).transpose()
 }
 
-/// The files of `ids` that exist, in any order (on a pooled connection or inside a
-/// transaction: `&mut *tx`).
+/// The files of `ids` that exist, in any order, in one query (on a pooled connection
+/// or inside a transaction: `&mut *tx`).
 pub async fn find_many(
     conn: &mut sqlx::AnyConnection,
     ids: &[String],
 ) -> StoreResult<Vec<FileRow>> {
-    let mut found = Vec::with_capacity(ids.len());
-    for id in ids {
-        if let Some(row) = find(&mut *conn, id).await? {
-            found.push(row);
-        }
+    if ids.is_empty() {
+        return Ok(Vec::new());
     }
-    Ok(found)
+    let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+    let sql = format!(
+        "SELECT {COLUMNS} FROM files WHERE id IN ({})",
+        placeholders.join(", ")
+    );
+    let mut query = sqlx::query(&sql);
+    for id in ids {
+        query = query.bind(id);
+    }
+    let rows = query.fetch_all(&mut *conn).await?;
+    rows.iter().map(file).collect()
 }
 
 /// The value of the platform secret `name`, created from `candidate` by the first

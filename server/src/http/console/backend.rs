@@ -817,7 +817,7 @@ fn subscription_view(s: crate::service::subscriptions::Subscription) -> Subscrip
 }
 
 fn instalment_view(v: crate::service::subscriptions::InstalmentView) -> InstalmentView {
-    let date = |d: time::Date| format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day());
+    let date = crate::service::clock::date_text;
     InstalmentView {
         number: v.instalment.number,
         generation_date: date(v.instalment.generation),
