@@ -892,7 +892,6 @@ impl From<DisputeError> for ApiError {
         use StatusCode as S;
         match err {
             DisputeError::Validation(d) => ApiError::validation(d),
-            DisputeError::Auth(e) => e.into(),
             DisputeError::FileIdNotAllowed => {
                 ApiError::new(S::FORBIDDEN, "DISPUTE_EVIDENCE_FILE_ID_NOT_ALLOWED")
             }

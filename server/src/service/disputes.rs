@@ -8,7 +8,7 @@
 use serde_json::{Value, json};
 use tracing::instrument;
 
-use super::applications::{AuthError, Caller};
+use super::applications::Caller;
 use super::clock::SharedClock;
 use super::events;
 use super::features::Feature;
@@ -99,8 +99,6 @@ pub const MAX_DOCUMENTS: usize = 50;
 pub enum DisputeError {
     #[error("invalid fields")]
     Validation(Vec<FieldError>),
-    #[error(transparent)]
-    Auth(#[from] AuthError),
     #[error("the company lacks DISPUTE_EVIDENCE_FILE_ID")]
     FileIdNotAllowed,
     #[error("a document has both url and fileId")]

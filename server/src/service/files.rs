@@ -233,10 +233,6 @@ impl Files {
         }
     }
 
-    pub fn max_bytes(&self) -> u64 {
-        self.options.max_bytes
-    }
-
     fn location(company_id: &str, file_id: &str) -> ObjectPath {
         ObjectPath::from(format!("{company_id}/{file_id}"))
     }
