@@ -139,6 +139,11 @@ pub struct Server {
     pub max_body_bytes: usize,
     /// Take the client address from `X-Forwarded-For` (only behind a trusted proxy).
     pub trust_forwarded_for: bool,
+    /// A connection must send a request's headers within this time (and may idle this
+    /// long between requests); slower ones are closed.
+    pub header_read_timeout_ms: u64,
+    /// Connections open at once; more wait in the listen backlog.
+    pub max_connections: usize,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -230,6 +235,8 @@ impl Default for Server {
             public_url: None,
             max_body_bytes: 1024 * 1024,
             trust_forwarded_for: false,
+            header_read_timeout_ms: 10_000,
+            max_connections: 10_000,
         }
     }
 }

@@ -88,12 +88,12 @@ pub async fn start(settings: Settings) -> anyhow::Result<Running> {
             }
         }
     });
-    let task = tokio::spawn(async move {
-        axum::serve(
-            listener,
-            router.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .await
-    });
+    let limits = http::serve::ConnectionLimits {
+        header_read_timeout: std::time::Duration::from_millis(
+            state.settings.server.header_read_timeout_ms.max(1),
+        ),
+        max_connections: state.settings.server.max_connections,
+    };
+    let task = tokio::spawn(http::serve::serve(listener, router, limits));
     Ok(Running { addr, state, task })
 }

@@ -21,6 +21,7 @@ pub mod qr_codes;
 pub mod refunds;
 pub mod removed;
 pub mod sandbox;
+pub mod serve;
 pub mod statement;
 pub mod subscriptions;
 pub mod webhooks;

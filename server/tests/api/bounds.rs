@@ -114,3 +114,44 @@ async fn oversized_and_hostile_requests_get_a_clear_4xx(db: Db) {
     assert_eq!(app.count("files").await, 0);
 }
 db_test!(oversized_and_hostile_requests_get_a_clear_4xx);
+
+/// Slow-loris: a connection that never finishes its headers, or idles after a request,
+/// is closed after `server.header_read_timeout_ms`, while other clients are served.
+async fn slow_connections_are_closed(db: Db) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let app = spawn_app_with(db, |s| s.server.header_read_timeout_ms = 300).await;
+    let addr = app.base.trim_start_matches("http://").to_owned();
+
+    // Headers started, never finished.
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: cofre\r\nX-Slow: ")
+        .await
+        .unwrap();
+    // An idle keep-alive connection after one answered request.
+    let mut idle = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: cofre\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = [0u8; 12];
+    idle.read_exact(&mut answer).await.unwrap();
+    assert_eq!(&answer, b"HTTP/1.1 200");
+
+    // Others are served meanwhile.
+    assert_eq!(app.get("/healthz", None).await.status(), 200);
+
+    // Both are closed by the server: reads reach the end of the stream (after any
+    // answer it chose to send), well before the generous bound.
+    for (name, stream) in [("slow", &mut slow), ("idle", &mut idle)] {
+        let mut rest = Vec::new();
+        let closed = tokio::time::timeout(
+            std::time::Duration::from_secs(30),
+            stream.read_to_end(&mut rest),
+        )
+        .await;
+        assert!(closed.is_ok(), "{name} connection still open after 30 s");
+        let text = String::from_utf8_lossy(&rest);
+        assert!(!text.contains("200 OK"), "{name}: {text}");
+    }
+}
+db_test!(slow_connections_are_closed);
