@@ -171,6 +171,19 @@ pub struct Webhooks {
 pub struct RateLimit {
     pub per_second: u32,
     pub burst: u32,
+    /// Where the buckets live. `auto`: in the database on Postgres (so every process
+    /// on it shares them), in this process's memory on SQLite (one process owns the
+    /// file). `memory` or `database` choose one.
+    pub store: RateLimitStore,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RateLimitStore {
+    #[default]
+    Auto,
+    Memory,
+    Database,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -207,6 +220,7 @@ impl Default for RateLimit {
         Self {
             per_second: 50,
             burst: 100,
+            store: RateLimitStore::Auto,
         }
     }
 }

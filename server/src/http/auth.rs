@@ -23,9 +23,11 @@ use governor::{DefaultKeyedRateLimiter, Quota};
 
 use super::AppState;
 use super::error::ApiError;
-use crate::config::RateLimit;
+use crate::config::{RateLimit, RateLimitStore};
 use crate::service::applications::{AuthError, Caller};
 use crate::service::scopes::{self, Scope};
+use crate::store::rate_buckets::{self, Take};
+use crate::store::{Backend, Store, now_millis};
 
 pub const APP_ID_SCHEME: &str = "AppID";
 pub const MASTER_SCHEME: &str = "MasterAppID";
@@ -104,25 +106,62 @@ impl Policies {
     }
 }
 
-/// Per-AppID token bucket (in this process).
+/// Per-AppID token bucket: in this process, or in the database shared by every process
+/// on it (`rate_limit.store`).
 #[derive(Clone)]
-pub struct RateLimiter(Arc<DefaultKeyedRateLimiter<String>>);
+pub enum RateLimiter {
+    Memory(Arc<DefaultKeyedRateLimiter<String>>),
+    Database {
+        store: Store,
+        per_second: i64,
+        burst: i64,
+    },
+}
 
 impl RateLimiter {
-    pub fn new(settings: &RateLimit) -> Self {
-        let per_second = NonZeroU32::new(settings.per_second.max(1)).expect("max(1) is not zero");
-        let burst = NonZeroU32::new(settings.burst.max(1)).expect("max(1) is not zero");
-        Self(Arc::new(governor::RateLimiter::keyed(
-            Quota::per_second(per_second).allow_burst(burst),
-        )))
+    pub fn new(settings: &RateLimit, store: &Store) -> Self {
+        let shared = match settings.store {
+            RateLimitStore::Memory => false,
+            RateLimitStore::Database => true,
+            RateLimitStore::Auto => store.backend() == Backend::Postgres,
+        };
+        let per_second = settings.per_second.max(1);
+        let burst = settings.burst.max(1);
+        if shared {
+            return Self::Database {
+                store: store.clone(),
+                per_second: per_second.into(),
+                burst: burst.into(),
+            };
+        }
+        let quota = Quota::per_second(NonZeroU32::new(per_second).expect("max(1) is not zero"))
+            .allow_burst(NonZeroU32::new(burst).expect("max(1) is not zero"));
+        Self::Memory(Arc::new(governor::RateLimiter::keyed(quota)))
     }
 
-    /// `Err(seconds)` to wait when the bucket of `key` is empty.
-    pub fn check(&self, key: &str) -> Result<(), u64> {
-        self.0.check_key(&key.to_owned()).map_err(|not_until| {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
-        })
+    /// `Err` with the seconds to wait when the bucket of `key` is empty.
+    pub async fn check(&self, key: &str) -> Result<(), ApiError> {
+        match self {
+            Self::Memory(limiter) => limiter.check_key(&key.to_owned()).map_err(|not_until| {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                ApiError::too_many_requests(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
+            }),
+            Self::Database {
+                store,
+                per_second,
+                burst,
+            } => {
+                let take = rate_buckets::take(store.pool(), key, *per_second, *burst, now_millis())
+                    .await
+                    .map_err(|err| ApiError::internal(format!("rate limit: {err}")))?;
+                match take {
+                    Take::Admitted => Ok(()),
+                    Take::Refused { wait_ms } => Err(ApiError::too_many_requests(
+                        u64::try_from(wait_ms.max(1)).unwrap_or(1).div_ceil(1000),
+                    )),
+                }
+            }
+        }
     }
 }
 
@@ -190,10 +229,7 @@ async fn admit(
         .applications
         .authenticate(authorization)
         .await?;
-    state
-        .rate_limiter
-        .check(&caller.application_id)
-        .map_err(ApiError::too_many_requests)?;
+    state.rate_limiter.check(&caller.application_id).await?;
     match ip {
         Some(ip) => caller.check_ip(ip)?,
         None if caller.allowed_ips.is_empty() => {}

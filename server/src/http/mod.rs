@@ -146,7 +146,7 @@ pub fn app(services: Services, settings: Settings) -> anyhow::Result<(Router, Ap
     let policies = auth::Policies::from_openapi(&openapi_value)?;
     let leptos = console::leptos_options(&settings);
     let state = AppState {
-        rate_limiter: auth::RateLimiter::new(&settings.rate_limit),
+        rate_limiter: auth::RateLimiter::new(&settings.rate_limit, &services.store),
         settings: Arc::new(settings),
         policies: Arc::new(policies),
         openapi_json: Arc::new(serde_json::to_string_pretty(&openapi_value)?),

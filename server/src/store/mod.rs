@@ -19,6 +19,7 @@ pub mod kyc;
 pub mod ledger;
 pub mod pix_keys;
 pub mod plugins;
+pub mod rate_buckets;
 pub mod sessions;
 pub mod subscriptions;
 pub mod users;

@@ -1,5 +1,7 @@
 //! AppID authentication and the order of refusals (CONTRACT.md "Details").
 
+use cofre_server::config::RateLimitStore;
+
 use crate::db_test;
 use crate::helpers::*;
 
@@ -144,10 +146,12 @@ async fn ip_outside_the_allow_list_is_403(db: Db) {
 }
 db_test!(ip_outside_the_allow_list_is_403);
 
-async fn rate_limit_answers_429_with_retry_after_per_app_id(db: Db) {
+/// Three requests pass, the fourth is 429 with Retry-After; another AppID is untouched.
+async fn rate_limit(db: Db, store: RateLimitStore) -> TestApp {
     let app = spawn_app_with(db, |s| {
         s.rate_limit.per_second = 1;
         s.rate_limit.burst = 3;
+        s.rate_limit.store = store;
     })
     .await;
     let company = app.company(0, true).await;
@@ -166,5 +170,27 @@ async fn rate_limit_answers_429_with_retry_after_per_app_id(db: Db) {
     assert_error(limited, 429, "TOO_MANY_REQUESTS").await;
     // Another AppID has its own bucket.
     json(app.scopes(Some(&second)).await, 200).await;
+    app
 }
-db_test!(rate_limit_answers_429_with_retry_after_per_app_id);
+
+async fn rate_limit_in_memory_answers_429_with_retry_after_per_app_id(db: Db) {
+    let app = rate_limit(db, RateLimitStore::Memory).await;
+    assert_eq!(app.count("rate_buckets").await, 0);
+}
+db_test!(rate_limit_in_memory_answers_429_with_retry_after_per_app_id);
+
+async fn rate_limit_in_the_database_answers_429_with_retry_after_per_app_id(db: Db) {
+    let app = rate_limit(db, RateLimitStore::Database).await;
+    // One bucket per AppID, the first refused on its last take.
+    let rows = sqlx::query_as::<_, (i64, i64)>(
+        "SELECT millitokens, admitted FROM rate_buckets ORDER BY admitted",
+    )
+    .fetch_all(app.services.store.pool())
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0].1, 0, "{rows:?}");
+    assert!(rows[0].0 < 1000, "{rows:?}");
+    assert_eq!(rows[1], (2000, 1), "{rows:?}");
+}
+db_test!(rate_limit_in_the_database_answers_429_with_retry_after_per_app_id);

@@ -51,7 +51,8 @@ async fn migrate_runs_on_a_fresh_database_and_again(db: Db) {
                 "plugins",
                 "console",
                 "files disputes kyc",
-                "subscriptions"
+                "subscriptions",
+                "rate buckets"
             ])
         );
     }

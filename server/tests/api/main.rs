@@ -23,6 +23,7 @@ mod ops;
 mod pix_keys;
 mod plugins;
 mod receiver;
+mod scale_out;
 mod store;
 mod subscriptions;
 mod webhooks;
