@@ -735,3 +735,189 @@ impl BenchReport {
         out
     }
 }
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FloodPhase {
+    pub phase: String,
+    /// Company B: paced requests, each answered 200.
+    pub b_requests: usize,
+    pub b_p50_ms: f64,
+    pub b_p99_ms: f64,
+    /// Company A: as fast as `flooders` loops can send.
+    pub a_requests: usize,
+    pub a_admitted: usize,
+    pub a_refused_429: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FloodReport {
+    pub database: String,
+    pub rate_limit_store: String,
+    pub seconds: u64,
+    pub flooders: usize,
+    pub b_per_second: u64,
+    pub alone: FloodPhase,
+    pub flooded: FloodPhase,
+    /// B's p99 under the flood as a multiple of its p99 alone.
+    pub p99_ratio: f64,
+}
+
+/// `cofre bench flood`: company B lists its Pix keys at a steady `b_per_second`
+/// (within its rate limit) for `seconds`, first alone, then while `flooders` loops of
+/// company A send the same request as fast as they can with one AppID. The rate limit
+/// is the configured one; B must never see a 429 and A must. Answers B's latency in
+/// both phases.
+pub async fn flood(
+    mut settings: Settings,
+    seconds: u64,
+    flooders: usize,
+    b_per_second: u64,
+) -> anyhow::Result<FloodReport> {
+    settings.server.bind = "127.0.0.1:0".into();
+    anyhow::ensure!(
+        b_per_second < u64::from(settings.rate_limit.per_second),
+        "company B's pace must stay under rate_limit.per_second ({})",
+        settings.rate_limit.per_second
+    );
+    let database = crate::store::redact(&settings.database.url);
+    let store_setting = format!("{:?}", settings.rate_limit.store).to_lowercase();
+    let running = crate::start(settings).await?;
+    let backend = running.state.services.store.backend();
+    let rate_limit_store = match (store_setting.as_str(), backend) {
+        ("auto", crate::store::Backend::Postgres) => "auto (database)".to_owned(),
+        ("auto", crate::store::Backend::Sqlite) => "auto (memory)".to_owned(),
+        (other, _) => other.to_owned(),
+    };
+    let base = format!("http://{}", running.addr);
+    let services = running.state.services.clone();
+    let (_, a) = bench_company(&services).await?;
+    let (_, b) = bench_company(&services).await?;
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(flooders * 2 + 16)
+        .build()?;
+    let a_id = Arc::new(a.app_id);
+    let b_id = Arc::new(b.app_id);
+
+    let mut phases = Vec::new();
+    for (phase, flooding) in [("B alone", false), ("B while A floods", true)] {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut flood_tasks = Vec::new();
+        if flooding {
+            for _ in 0..flooders {
+                let (c, url, id, stop) = (
+                    client.clone(),
+                    format!("{base}/api/v1/pix-keys"),
+                    a_id.clone(),
+                    stop.clone(),
+                );
+                flood_tasks.push(tokio::spawn(async move {
+                    let (mut admitted, mut refused) = (0usize, 0usize);
+                    while !stop.load(Ordering::Relaxed) {
+                        let response = c
+                            .get(&url)
+                            .header("authorization", id.as_str())
+                            .send()
+                            .await?;
+                        match response.status().as_u16() {
+                            200 => admitted += 1,
+                            429 => refused += 1,
+                            other => anyhow::bail!("company A got {other}"),
+                        }
+                        response.bytes().await?;
+                    }
+                    Ok::<_, anyhow::Error>((admitted, refused))
+                }));
+            }
+        }
+        // B: one request every 1/b_per_second, each on its own task so a slow answer
+        // does not delay the next one (open-loop load).
+        let mut tick = tokio::time::interval(Duration::from_secs(1) / b_per_second as u32);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
+        let mut b_tasks = Vec::new();
+        for _ in 0..seconds * b_per_second {
+            tick.tick().await;
+            let (c, url, id) = (
+                client.clone(),
+                format!("{base}/api/v1/pix-keys"),
+                b_id.clone(),
+            );
+            b_tasks.push(tokio::spawn(async move {
+                let t = Instant::now();
+                let response = c
+                    .get(&url)
+                    .header("authorization", id.as_str())
+                    .send()
+                    .await?;
+                let status = response.status();
+                response.bytes().await?;
+                anyhow::ensure!(status.is_success(), "company B got {status}");
+                Ok::<_, anyhow::Error>(t.elapsed())
+            }));
+        }
+        let mut latencies = Vec::with_capacity(b_tasks.len());
+        for task in b_tasks {
+            latencies.push(task.await??);
+        }
+        stop.store(true, Ordering::Relaxed);
+        let (mut a_admitted, mut a_refused) = (0, 0);
+        for task in flood_tasks {
+            let (admitted, refused) = task.await??;
+            a_admitted += admitted;
+            a_refused += refused;
+        }
+        latencies.sort();
+        let pct = |p: f64| {
+            latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)]
+                .as_secs_f64()
+                * 1e3
+        };
+        phases.push(FloodPhase {
+            phase: phase.to_owned(),
+            b_requests: latencies.len(),
+            b_p50_ms: pct(0.50),
+            b_p99_ms: pct(0.99),
+            a_requests: a_admitted + a_refused,
+            a_admitted,
+            a_refused_429: a_refused,
+        });
+    }
+    running.task.abort();
+    let flooded = phases.pop().expect("two phases");
+    let alone = phases.pop().expect("two phases");
+    anyhow::ensure!(
+        flooded.a_refused_429 > 0,
+        "the flood was never refused: raise --flooders or --seconds"
+    );
+    Ok(FloodReport {
+        database,
+        rate_limit_store,
+        seconds,
+        flooders,
+        b_per_second,
+        p99_ratio: flooded.b_p99_ms / alone.b_p99_ms,
+        alone,
+        flooded,
+    })
+}
+
+impl FloodReport {
+    pub fn table(&self) -> String {
+        let mut out = format!(
+            "database {} · rate limit store {} · B at {}/s for {} s · A with {} loops\n",
+            self.database, self.rate_limit_store, self.b_per_second, self.seconds, self.flooders
+        );
+        for p in [&self.alone, &self.flooded] {
+            out.push_str(&format!(
+                "{:<18} B {:>5} requests p50 {:>6.2} ms p99 {:>6.2} ms · A {:>7} requests, {:>5} admitted, {:>7} refused 429\n",
+                p.phase, p.b_requests, p.b_p50_ms, p.b_p99_ms, p.a_requests, p.a_admitted, p.a_refused_429
+            ));
+        }
+        out.push_str(&format!(
+            "B's p99 under the flood: {:.2}x alone\n",
+            self.p99_ratio
+        ));
+        out
+    }
+}

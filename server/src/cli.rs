@@ -135,6 +135,21 @@ pub enum BenchCommand {
         #[command(flatten)]
         out: JsonFlag,
     },
+    /// Company B's latency at a steady pace, alone and while company A floods the
+    /// API from one AppID (which the rate limit answers with 429).
+    Flood {
+        /// Length of each phase.
+        #[arg(long, default_value_t = 10)]
+        seconds: u64,
+        /// Company A's loops, each sending as fast as it can.
+        #[arg(long, default_value_t = 32)]
+        flooders: usize,
+        /// Company B's requests per second (under its rate limit).
+        #[arg(long, default_value_t = 40)]
+        b_per_second: u64,
+        #[command(flatten)]
+        out: JsonFlag,
+    },
     /// Sandbox Pix in to one hot account, beside the database's ceiling for the same
     /// work (pgbench's TPC-B-like on Postgres; the bare ledger statements on SQLite).
     PixIn {
@@ -540,6 +555,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }) => {
             let _scratch = scratch_database(&mut settings, explicit_database)?;
             let report = crate::bench::webhooks(settings, events, loops, batch).await?;
+            print(out.json, serde_json::to_value(&report)?, || report.table());
+        }
+        Command::Bench(BenchCommand::Flood {
+            seconds,
+            flooders,
+            b_per_second,
+            out,
+        }) => {
+            let _scratch = scratch_database(&mut settings, explicit_database)?;
+            let report = crate::bench::flood(settings, seconds, flooders, b_per_second).await?;
             print(out.json, serde_json::to_value(&report)?, || report.table());
         }
         Command::Bench(BenchCommand::Campaign {
