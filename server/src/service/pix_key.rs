@@ -89,16 +89,8 @@ impl PixKey {
                 _ => return Err(invalid),
             },
             PixKeyType::Email => {
-                let email = value.to_lowercase();
-                let ok = email.split_once('@').is_some_and(|(local, domain)| {
-                    !local.is_empty()
-                        && domain.contains('.')
-                        && !domain.starts_with('.')
-                        && !domain.ends_with('.')
-                        && !domain.contains('@')
-                }) && !email.contains('%')
-                    && !email.chars().any(char::is_whitespace);
-                if !ok {
+                let email = value.to_ascii_lowercase();
+                if !is_dict_email(&email) {
                     return Err(invalid);
                 }
                 email
@@ -183,6 +175,29 @@ impl PixKey {
     }
 }
 
+/// The DICT's email key pattern (lowercase ASCII): a local part of letters, digits and
+/// ``.!#$&'*+/=?^_`{|}~-`` (no `%`), then a domain of dot-separated labels of letters,
+/// digits and inner hyphens, 63 characters at most each. Cofre also wants at least one
+/// dot in the domain, as every address a payer can type has.
+fn is_dict_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else {
+        return false;
+    };
+    let local_ok = !local.is_empty()
+        && local.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || b".!#$&'*+/=?^_`{|}~-".contains(&b)
+        });
+    let label_ok = |label: &str| {
+        (1..=63).contains(&label.len())
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+    };
+    local_ok && domain.contains('.') && domain.split('.').all(label_ok)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,6 +245,44 @@ mod tests {
             PixKey::parse(PixKeyType::Email, &long),
             Err(PixKeyError::TooLong)
         );
+    }
+
+    #[test]
+    fn emails_follow_the_dict_pattern() {
+        // Found by the pix_key fuzz target: `ℬf(:\0@j.:` was a valid email key. Unicode
+        // lowercasing could also make a 77-character key 78 long, so that the stored
+        // key no longer parsed.
+        for bad in [
+            "ℬf(:\0@j.:",
+            "ana@exemplo.com.br\0",
+            "a(b)@example.com",
+            "joão@example.com",
+            "ana@exémplo.com",
+            "\u{130}@example.com",
+            "ana@-example.com",
+            "ana@example-.com",
+            "ana@example..com",
+            "ana@@example.com",
+            "a b@example.com",
+            "ana@localhost",
+        ] {
+            assert_eq!(
+                PixKey::parse(PixKeyType::Email, bad),
+                Err(PixKeyError::Invalid(PixKeyType::Email)),
+                "{bad:?}"
+            );
+        }
+        for good in [
+            "Ana.Maria+pix@Example.COM",
+            "o'neil@example.com",
+            "x_y-z@sub-1.example.com.br",
+            "{a}|~!#$&*/=?^`@9.example",
+        ] {
+            let key = PixKey::parse(PixKeyType::Email, good).unwrap();
+            assert_eq!(key.as_str(), good.to_ascii_lowercase());
+        }
+        let label = "a".repeat(64);
+        assert!(PixKey::parse(PixKeyType::Email, &format!("a@{label}.com")).is_err());
     }
 
     #[test]

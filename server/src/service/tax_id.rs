@@ -31,6 +31,11 @@ impl TaxId {
             .filter(|c| !matches!(c, '.' | '-' | '/' | ' '))
             .map(|c| c.to_ascii_uppercase())
             .collect();
+        // Checked before the length: the length is counted in bytes, and the CPF/CNPJ
+        // readers slice at fixed byte positions, which only ASCII makes safe.
+        if !canonical.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Err(TaxIdError::Characters);
+        }
         match canonical.len() {
             11 => parse_cpf(&canonical).map(TaxId::Cpf),
             14 => parse_cnpj(&canonical).map(TaxId::Cnpj),
@@ -214,5 +219,19 @@ mod tests {
         assert_eq!(TaxId::parse("12ABC34501DE3A"), Err(TaxIdError::Characters));
         assert_eq!(TaxId::parse_cnpj("111.444.777-35"), Err(TaxIdError::Length));
         assert_eq!(TaxId::parse("00000000000000"), Err(TaxIdError::CheckDigits));
+    }
+
+    #[test]
+    fn non_ascii_characters_are_refused_not_sliced() {
+        // Found by the tax_id fuzz target: 14 bytes with a multi-byte character across
+        // byte 12 made the CNPJ reader split inside the character and panic.
+        assert_eq!(
+            TaxId::parse("0000000000\u{8a28}0"),
+            Err(TaxIdError::Characters)
+        );
+        assert_eq!(TaxId::parse("00000000000ş0"), Err(TaxIdError::Characters));
+        assert_eq!(TaxId::parse("111.444.777-3ş"), Err(TaxIdError::Characters));
+        // Digits of other scripts are not CPF digits.
+        assert_eq!(TaxId::parse("١١١٤٤٤٧٧٧٣٥"), Err(TaxIdError::Characters));
     }
 }

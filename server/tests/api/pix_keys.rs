@@ -271,3 +271,39 @@ async fn keys_are_managed_with_the_accounts_own_app_id(db: Db) {
     );
 }
 db_test!(keys_are_managed_with_the_accounts_own_app_id);
+
+/// Found by the tax_id and pix_key fuzz targets (scripts/fuzz): a CNPJ of 14 bytes with
+/// a multi-byte character across byte 12 panicked in the tax id reader (a 500), and an
+/// email key took any Unicode and control characters.
+async fn keys_with_characters_outside_their_type_are_refused(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    let (_, campaign) = app.campaign(&master).await;
+    for (kind, key) in [
+        ("CNPJ", "0000000000\u{8a28}0"),
+        ("CNPJ", "00000000000ş0"),
+        ("CPF", "111.444.777-3ş"),
+        ("EMAIL", "ℬf(:\u{0}@j.br"),
+        ("EMAIL", "joão@empresa.com.br"),
+        ("EMAIL", "caixa@empresa..com"),
+    ] {
+        assert_error(
+            app.create_pix_key(&campaign, kind, key).await,
+            400,
+            "PIX_KEY_INVALID",
+        )
+        .await;
+    }
+    // Detected by shape on lookups: 14 bytes make it a CNPJ, which it is not.
+    assert_error(
+        app.check_key(&campaign, "0000000000\u{8a28}0").await,
+        400,
+        "PIX_KEY_INVALID",
+    )
+    .await;
+    let listed = json(app.list_pix_keys(&campaign).await, 200).await;
+    assert_eq!(listed["pixKeys"], json!([]), "nothing saved");
+    assert_eq!(app.count("pix_keys").await, 0);
+}
+db_test!(keys_with_characters_outside_their_type_are_refused);
