@@ -17,6 +17,10 @@ pub fn crc16(data: &[u8]) -> u16 {
     crc
 }
 
+/// The largest amount a BR Code carries: field 54 holds at most 13 characters,
+/// `9999999999.99`. Charges and static codes refuse larger values before encoding.
+pub const MAX_AMOUNT_CENTS: i64 = 999_999_999_999;
+
 fn field(id: &str, value: &str) -> String {
     format!("{id}{:02}{value}", value.len())
 }
@@ -52,7 +56,7 @@ pub struct BrCode {
     /// `true`: point of initiation `12`, single use (a charge); `false`: `11` (static).
     pub single_use: bool,
     pub pix_key: String,
-    /// Centavos; `None` lets the payer type the value.
+    /// Centavos, `1..=MAX_AMOUNT_CENTS`; `None` lets the payer type the value.
     pub amount: Option<i64>,
     pub merchant_name: String,
     pub merchant_city: String,
@@ -108,7 +112,11 @@ pub fn qr_png(payload: &str) -> Result<Vec<u8>, String> {
 
 /// The top-level fields of a payload, in order, after checking its CRC.
 pub fn decode(payload: &str) -> Result<Vec<(String, String)>, String> {
-    let (body, crc) = payload.split_at(payload.len().checked_sub(4).ok_or("too short")?);
+    let cut = payload.len().checked_sub(4).ok_or("too short")?;
+    // `get`, not `split_at`: the cut may fall inside a character of a garbled payload.
+    let (Some(body), Some(crc)) = (payload.get(..cut), payload.get(cut..)) else {
+        return Err("the CRC must be four hexadecimal digits".into());
+    };
     if !body.ends_with("6304") {
         return Err("the CRC field 63 must come last".into());
     }
@@ -123,13 +131,18 @@ pub fn decode(payload: &str) -> Result<Vec<(String, String)>, String> {
 pub fn tlv(mut text: &str) -> Result<Vec<(String, String)>, String> {
     let mut fields = Vec::new();
     while !text.is_empty() {
-        if text.len() < 4 || !text.is_char_boundary(4) {
-            return Err(format!("truncated field at {text:?}"));
+        let head = text
+            .get(..4)
+            .ok_or_else(|| format!("truncated field at {text:?}"))?;
+        // ID and length are two decimal digits each: `str::parse` alone would also take
+        // a sign (`+5`) and the ID could be anything.
+        if !head.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("field ID and length must be digits at {text:?}"));
         }
-        let id = &text[..2];
-        let len: usize = text[2..4]
-            .parse()
-            .map_err(|_| format!("bad length in {text:?}"))?;
+        let id = &head[..2];
+        let len = head[2..]
+            .bytes()
+            .fold(0, |n, b| n * 10 + usize::from(b - b'0'));
         let value = text
             .get(4..4 + len)
             .ok_or_else(|| format!("field {id} is shorter than {len}"))?;
@@ -203,6 +216,42 @@ mod tests {
         assert_eq!(fields[1].1, "11");
         let tampered = payload.replacen("BR", "US", 1);
         assert!(decode(&tampered).unwrap_err().contains("CRC"));
+    }
+
+    #[test]
+    fn the_largest_amount_fills_field_54() {
+        // The br_code_round_trip fuzz target wrote 3834029160418063669 centavos as a
+        // 20-character field 54; charges and static codes now stop at this maximum.
+        let payload = BrCode {
+            amount: Some(MAX_AMOUNT_CENTS),
+            ..sample()
+        }
+        .encode();
+        let fields = decode(&payload).unwrap();
+        let amount = fields.iter().find(|(id, _)| id == "54").unwrap();
+        assert_eq!(amount.1, "9999999999.99");
+    }
+
+    #[test]
+    fn a_payload_ending_inside_a_character_is_refused() {
+        // Found by the br_code_decode fuzz target: the CRC cut four bytes from the end
+        // fell inside `\u{35c}` and `split_at` panicked.
+        assert!(decode("000002c22\u{35c}22c").is_err());
+        assert!(decode("é63").is_err());
+    }
+
+    #[test]
+    fn ids_and_lengths_are_two_digits() {
+        // Found by the br_code_decode fuzz target: any two characters passed as an ID,
+        // and a length like `+5` was read as 5, so fields did not write back the same.
+        assert!(tlv("z0011").is_err());
+        assert!(tlv("00+5abcde").is_err());
+        assert!(tlv("0é01x").is_err());
+        assert!(tlv("0001").is_err());
+        assert_eq!(
+            tlv("0002ab9900").unwrap(),
+            [("00".into(), "ab".into()), ("99".into(), String::new())]
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use tracing::instrument;
 
 use super::applications::Caller;
-use super::br_code::BrCode;
+use super::br_code::{BrCode, MAX_AMOUNT_CENTS};
 use super::clock::SharedClock;
 use super::customers::{CustomerInput, Customers};
 use super::events;
@@ -207,7 +207,9 @@ impl Charges {
         let correlation_id = v.correlation_id(new.correlation_id.as_deref());
         match new.value {
             None => v.add("value", Problem::Required),
-            Some(value) if value <= 0 => v.add("value", Problem::Invalid),
+            Some(value) if !(1..=MAX_AMOUNT_CENTS).contains(&value) => {
+                v.add("value", Problem::Invalid)
+            }
             Some(_) => {}
         }
         let now = self.clock.now_millis();

@@ -5,7 +5,7 @@ use rand::Rng;
 use tracing::instrument;
 
 use super::applications::Caller;
-use super::br_code::BrCode;
+use super::br_code::{BrCode, MAX_AMOUNT_CENTS};
 use super::charges::MERCHANT_CITY;
 use super::clock::SharedClock;
 use super::pix_key::PixKey;
@@ -67,7 +67,10 @@ impl QrCodes {
         let mut v = Validation::default();
         let name = v.text("name", new.name.as_deref(), 100);
         let correlation_id = v.correlation_id(new.correlation_id.as_deref());
-        if new.value.is_some_and(|x| x <= 0) {
+        if new
+            .value
+            .is_some_and(|x| !(1..=MAX_AMOUNT_CENTS).contains(&x))
+        {
             v.add("value", Problem::Invalid);
         }
         let comment = new

@@ -397,3 +397,52 @@ async fn static_qr_codes_under_both_names(db: Db) {
     .await;
 }
 db_test!(static_qr_codes_under_both_names);
+
+/// Found by the br_code_round_trip fuzz target (scripts/fuzz): any positive value was
+/// taken and written into the BR Code's amount field, which holds at most 13 characters
+/// (`9999999999.99`); a larger value made a code no bank reads.
+async fn values_beyond_what_a_br_code_carries_are_refused(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    let (_, campaign) = app.funded_campaign(&master, "a@empresa0.com.br", 0).await;
+    for value in [1_000_000_000_000_i64, i64::MAX] {
+        let body = assert_error(
+            app.create_charge(&campaign, json!({"correlationID": "big", "value": value}))
+                .await,
+            400,
+            "VALIDATION_ERROR",
+        )
+        .await;
+        assert_eq!(body["details"][0]["field"], "value");
+        let body = assert_error(
+            app.post(
+                "/api/v1/qrcode-static",
+                Some(&campaign),
+                json!({"name": "Cofrinho", "correlationID": "big", "value": value}),
+            )
+            .await,
+            400,
+            "VALIDATION_ERROR",
+        )
+        .await;
+        assert_eq!(body["details"][0]["field"], "value");
+    }
+    assert_eq!(app.count("charges").await, 0);
+    assert_eq!(app.count("static_qr_codes").await, 0);
+
+    // The largest value is taken, and its code carries it.
+    let created = json(
+        app.create_charge(
+            &campaign,
+            json!({"correlationID": "max", "value": 999_999_999_999_i64}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let code = created["brCode"].as_str().unwrap();
+    let fields = decode(code).unwrap();
+    assert!(fields.contains(&("54".into(), "9999999999.99".into())));
+}
+db_test!(values_beyond_what_a_br_code_carries_are_refused);
