@@ -24,86 +24,9 @@ use super::signing::hex;
 use super::{CorrelationId, FieldError, Problem, Validation, idempotency};
 use crate::store::{self, Store, StoreError, files::FileRow, idempotency::Claim};
 
-/// Why a file was uploaded; a `fileId` is usable only for its own purpose.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Purpose {
-    AccountRegisterDocument,
-    DisputeEvidence,
-    LimitIncreaseRequest,
-    KycDocument,
-}
-
-impl Purpose {
-    pub const ALL: [Purpose; 4] = [
-        Purpose::AccountRegisterDocument,
-        Purpose::DisputeEvidence,
-        Purpose::LimitIncreaseRequest,
-        Purpose::KycDocument,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Purpose::AccountRegisterDocument => "ACCOUNT_REGISTER_DOCUMENT",
-            Purpose::DisputeEvidence => "DISPUTE_EVIDENCE",
-            Purpose::LimitIncreaseRequest => "LIMIT_INCREASE_REQUEST",
-            Purpose::KycDocument => "KYC_DOCUMENT",
-        }
-    }
-
-    pub fn parse(value: &str) -> Option<Purpose> {
-        Purpose::ALL
-            .into_iter()
-            .find(|p| p.as_str() == value.trim())
-    }
-}
-
-/// The kinds of document Cofre accepts, recognised by their bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Pdf,
-    Png,
-    Jpeg,
-}
-
-impl Kind {
-    pub fn content_type(self) -> &'static str {
-        match self {
-            Kind::Pdf => "application/pdf",
-            Kind::Png => "image/png",
-            Kind::Jpeg => "image/jpeg",
-        }
-    }
-}
-
-/// How many bytes of the start and of the end of a file [`sniff`] looks at.
-const HEAD: usize = 64;
-const TAIL: usize = 1024;
-
-/// The kind of a complete file from its first and last bytes: the signature must be
-/// one of the three, and the file must end the way a whole file of that kind ends (a
-/// PDF's `%%EOF`, a PNG's IEND chunk, a JPEG's end-of-image marker), so that truncated
-/// uploads are refused too.
-pub fn sniff(head: &[u8], tail: &[u8]) -> Option<Kind> {
-    let kind = match infer::get(head)?.mime_type() {
-        "application/pdf" => Kind::Pdf,
-        "image/png" => Kind::Png,
-        "image/jpeg" => Kind::Jpeg,
-        _ => return None,
-    };
-    let trimmed = {
-        let end = tail
-            .iter()
-            .rposition(|b| !matches!(b, b'\r' | b'\n' | b' ' | b'\t' | 0))
-            .map_or(0, |i| i + 1);
-        &tail[..end]
-    };
-    let whole = match kind {
-        Kind::Pdf => tail.windows(5).any(|w| w == b"%%EOF"),
-        Kind::Png => trimmed.ends_with(&[0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]),
-        Kind::Jpeg => trimmed.ends_with(&[0xFF, 0xD9]),
-    };
-    whole.then_some(kind)
-}
+mod form;
+use form::{HEAD, TAIL, stored_name};
+pub use form::{Kind, Purpose, PurposeError, sniff};
 
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
@@ -297,21 +220,10 @@ impl Files {
             return Err(err);
         }
         writer.finish().await?;
-        let name = name
-            .map(|n| n.rsplit(['/', '\\']).next().unwrap_or_default())
-            .map(|n| {
-                n.chars()
-                    .filter(|c| !c.is_control())
-                    .take(255)
-                    .collect::<String>()
-            })
-            .map(|n| n.trim().to_owned())
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| "file".to_owned());
         Ok(Received {
             id,
             location,
-            name,
+            name: stored_name(name),
             size,
             sha256: hex(&hasher.finalize()),
             kind: sniff(&head, &tail),
@@ -336,16 +248,15 @@ impl Files {
         received: Option<Received>,
     ) -> Result<Uploaded, FileError> {
         let mut v = Validation::default();
-        let purpose = match purpose.map(str::trim).filter(|p| !p.is_empty()) {
-            None => {
-                v.add("purpose", Problem::Required);
-                None
-            }
-            Some(p) => Purpose::parse(p).or_else(|| {
-                v.add("purpose", Problem::UnknownValue);
-                None
-            }),
-        };
+        let purpose = Purpose::from_part(purpose)
+            .map_err(|e| {
+                let problem = match e {
+                    PurposeError::Missing => Problem::Required,
+                    PurposeError::Unknown => Problem::UnknownValue,
+                };
+                v.add("purpose", problem);
+            })
+            .ok();
         let correlation_id = match correlation_id {
             None => None,
             Some(c) => CorrelationId::parse("correlationID", c)
@@ -578,47 +489,6 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const PNG_END: [u8; 12] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82];
-
-    #[test]
-    fn whole_files_of_the_three_kinds_are_recognised() {
-        let pdf = b"%PDF-1.7\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n";
-        assert_eq!(sniff(pdf, pdf), Some(Kind::Pdf));
-        let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13];
-        png.extend_from_slice(b"IHDR");
-        png.extend_from_slice(&PNG_END);
-        assert_eq!(sniff(&png, &png), Some(Kind::Png));
-        let jpeg = [
-            0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0, 0xFF, 0xD9,
-        ];
-        assert_eq!(sniff(&jpeg, &jpeg), Some(Kind::Jpeg));
-    }
-
-    #[test]
-    fn truncated_files_and_other_kinds_are_refused() {
-        let truncated = b"%PDF-1.7\n1 0 obj\n<<>>\nendobj\n";
-        assert_eq!(sniff(truncated, truncated), None);
-        let elf = b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00";
-        assert_eq!(sniff(elf, elf), None);
-        let exe = b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00";
-        assert_eq!(sniff(exe, exe), None);
-        let jpeg_cut = [
-            0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0, 1, 2,
-        ];
-        assert_eq!(sniff(&jpeg_cut, &jpeg_cut), None);
-        assert_eq!(sniff(b"", b""), None);
-        assert_eq!(sniff(b"hello, world", b"hello, world"), None);
-    }
-
-    #[test]
-    fn purposes_round_trip_and_unknown_ones_are_refused() {
-        for p in Purpose::ALL {
-            assert_eq!(Purpose::parse(p.as_str()), Some(p));
-        }
-        assert_eq!(Purpose::parse("dispute_evidence"), None);
-        assert_eq!(Purpose::parse("SELFIE"), None);
-    }
 
     #[test]
     fn hex_round_trips_and_rejects_garbage() {
