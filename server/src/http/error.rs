@@ -93,18 +93,25 @@ pub struct ApiError {
     cause: Option<Box<str>>,
 }
 
-#[derive(Serialize)]
-struct Body<'a> {
+/// The body of every error answer; `Error` in the OpenAPI document, where
+/// `ops::document_shared_answers` attaches it to every 4xx.
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = Error)]
+pub(super) struct Body<'a> {
+    /// The message, in the language of `Accept-Language`.
     error: String,
+    /// The stable code clients decide on.
     code: &'a str,
     /// The seed's name for the code of the dispute-evidence rejection (rule 4).
     #[serde(rename = "errorCode", skip_serializing_if = "Option::is_none")]
     error_code: Option<&'a str>,
+    /// Each invalid field, on 400 `VALIDATION_ERROR`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(inline)]
     details: Vec<Detail>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 struct Detail {
     field: String,
     message: String,

@@ -136,7 +136,9 @@ pub fn api(sandbox: bool) -> (Router<AppState>, utoipa::openapi::OpenApi) {
     if sandbox {
         router = router.merge(sandbox::routes());
     }
-    router.split_for_parts()
+    let (router, mut doc) = router.split_for_parts();
+    ops::document_shared_answers(&mut doc);
+    (router, doc)
 }
 
 /// Builds the whole application: state and router.

@@ -103,6 +103,113 @@ async fn openapi_json(State(state): State<AppState>) -> impl IntoResponse {
     )
 }
 
+/// Adds to every operation of the document the answers that do not come from its
+/// handler, in one place so that no route can forget one (CONTRACT.md, "Errors" and the
+/// order of refusals), and gives every 4xx the `Error` body:
+///
+/// - with an AppID (any security but the empty one): 401, 403 (`IP_NOT_ALLOWED` and the
+///   scope, MASTER and feature checks) and 429 with `Retry-After`;
+/// - with a JSON body: 400 (`INVALID_JSON`, `VALIDATION_ERROR`), 413 and 415;
+/// - with query parameters: 400 `VALIDATION_ERROR`.
+///
+/// A handler's own description of one of these answers is kept.
+pub fn document_shared_answers(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::path::ParameterIn;
+    use utoipa::openapi::{
+        ContentBuilder, HeaderBuilder, ObjectBuilder, Ref, RefOr, ResponseBuilder, Type,
+    };
+    use utoipa::{PartialSchema, ToSchema};
+
+    type Body<'a> = super::error::Body<'a>;
+    let components = doc.components.get_or_insert_with(Default::default);
+    components
+        .schemas
+        .insert(Body::name().into_owned(), Body::schema());
+    let error_content = || {
+        ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name(Body::name())))
+            .build()
+    };
+    let answer = |description: &str| {
+        ResponseBuilder::new()
+            .description(description)
+            .content("application/json", error_content())
+    };
+
+    for item in doc.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for op in operations.into_iter().flatten() {
+            let secured = op.security.as_ref().is_some_and(|requirements| {
+                requirements.iter().any(|r| {
+                    serde_json::to_value(r)
+                        .is_ok_and(|v| v.as_object().is_some_and(|o| !o.is_empty()))
+                })
+            });
+            let json_body = op
+                .request_body
+                .as_ref()
+                .is_some_and(|b| b.content.contains_key("application/json"));
+            let query = op
+                .parameters
+                .iter()
+                .flatten()
+                .any(|p| p.parameter_in == ParameterIn::Query);
+            let mut shared = Vec::new();
+            if secured {
+                shared.push((
+                    "401",
+                    answer("APP_ID_MISSING, APP_ID_INVALID, APPLICATION_INACTIVE"),
+                ));
+                shared.push((
+                    "403",
+                    answer("IP_NOT_ALLOWED, MASTER_APPLICATION_REQUIRED, SCOPE_MISSING, FEATURE_DISABLED"),
+                ));
+                shared.push((
+                    "429",
+                    answer("TOO_MANY_REQUESTS: the AppID's request rate").header(
+                        "Retry-After",
+                        HeaderBuilder::new()
+                            .schema(ObjectBuilder::new().schema_type(Type::Integer))
+                            .description(Some("Seconds to wait"))
+                            .build(),
+                    ),
+                ));
+            }
+            if json_body || query {
+                shared.push(("400", answer("INVALID_JSON, VALIDATION_ERROR")));
+            }
+            if json_body {
+                shared.push(("413", answer("PAYLOAD_TOO_LARGE")));
+                shared.push((
+                    "415",
+                    answer("UNSUPPORTED_MEDIA_TYPE: the body must be JSON"),
+                ));
+            }
+            let responses = &mut op.responses.responses;
+            for (status, response) in shared {
+                responses
+                    .entry(status.to_owned())
+                    .or_insert_with(|| RefOr::T(response.build()));
+            }
+            for (status, response) in responses.iter_mut() {
+                if let (true, RefOr::T(response)) = (status.starts_with('4'), response)
+                    && response.content.is_empty()
+                {
+                    response
+                        .content
+                        .insert("application/json".into(), error_content());
+                }
+            }
+        }
+    }
+}
+
 async fn docs() -> Html<&'static str> {
     Html(
         r##"<!doctype html>

@@ -1,5 +1,6 @@
 //! `/api/v1/plugins`: a company's rules as WebAssembly components (MASTER only).
 
+use axum::extract::multipart::MultipartRejection;
 use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
@@ -84,14 +85,18 @@ fn bad_form() -> ApiError {
     security(("MasterAppID" = ["PLUGIN_POST"])),
     responses(
         (status = 201, body = PluginResponse), (status = 400), (status = 401), (status = 403),
-        (status = 413), (status = 422, description = "PLUGIN_INVALID, PLUGIN_INTERFACE_UNSUPPORTED"),
+        (status = 413), (status = 415, description = "MULTIPART_REQUIRED"),
+        (status = 422, description = "PLUGIN_INVALID, PLUGIN_INTERFACE_UNSUPPORTED"),
     )
 )]
 async fn upload(
     State(state): State<AppState>,
     caller: Caller,
-    mut form: Multipart,
+    form: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<(StatusCode, ApiJson<PluginResponse>)> {
+    // axum's own rejection is a text/plain 400; every answer here is an API error.
+    let mut form =
+        form.map_err(|_| ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "MULTIPART_REQUIRED"))?;
     let (mut name, mut version, mut file) = (None, None, Vec::new());
     while let Some(field) = form.next_field().await.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {

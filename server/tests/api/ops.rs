@@ -141,3 +141,79 @@ async fn changelog_serves_the_seed_table_newest_first(db: Db) {
     );
 }
 db_test!(changelog_serves_the_seed_table_newest_first);
+
+/// Found by schemathesis (scripts/fuzz): 415 on every JSON route, 400 on
+/// `POST /account` and `POST /sandbox/charge/{id}/pay`, were answered but not in the
+/// document, and no error answer declared its body. Every operation now documents the
+/// answers its extractors and the AppID checks give, each 4xx with the `Error` body.
+async fn every_operation_documents_its_shared_error_answers(db: Db) {
+    let app = spawn_app(db).await;
+    let doc = json(app.get("/api/v1/openapi.json", None).await, 200).await;
+    let error = &doc["components"]["schemas"]["Error"];
+    assert_eq!(error["required"], serde_json::json!(["error", "code"]));
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let responses = op["responses"].as_object().unwrap();
+            let has = |status: &str| responses.contains_key(status);
+            let secured = op["security"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r.as_object().is_some_and(|o| !o.is_empty()));
+            if secured {
+                for status in ["401", "403", "429"] {
+                    assert!(has(status), "{method} {path} does not document {status}");
+                }
+            }
+            if op["requestBody"]["content"]["application/json"].is_object() {
+                for status in ["400", "413", "415"] {
+                    assert!(has(status), "{method} {path} does not document {status}");
+                }
+            }
+            for (status, response) in responses.iter().filter(|(s, _)| s.starts_with('4')) {
+                assert_eq!(
+                    response["content"]["application/json"]["schema"]["$ref"],
+                    "#/components/schemas/Error",
+                    "{method} {path} {status}"
+                );
+            }
+        }
+    }
+
+    // The answers schemathesis met, now documented ones.
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    let documented = |method: &str, path: &str, status: u16| {
+        doc["paths"][path][method]["responses"]
+            .get(status.to_string())
+            .is_some()
+    };
+    let response = app
+        .request(reqwest::Method::POST, "/api/v1/pix-keys", Some(&master))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, 415, "UNSUPPORTED_MEDIA_TYPE").await;
+    assert!(documented("post", "/api/v1/pix-keys", 415));
+    let response = app
+        .post(
+            "/api/v1/account",
+            Some(&master),
+            serde_json::json!({"correlationID": {}}),
+        )
+        .await;
+    assert_error(response, 400, "VALIDATION_ERROR").await;
+    assert!(documented("post", "/api/v1/account", 400));
+    let response = app
+        .post(
+            "/api/v1/sandbox/charge/0/pay",
+            Some(&master),
+            serde_json::json!({"payer": {"name": "", "taxID": {}}}),
+        )
+        .await;
+    assert_error(response, 400, "VALIDATION_ERROR").await;
+    assert!(documented("post", "/api/v1/sandbox/charge/{id}/pay", 400));
+    assert_eq!(app.count("accounts").await, 1, "only the main account");
+}
+db_test!(every_operation_documents_its_shared_error_answers);

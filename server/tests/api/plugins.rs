@@ -411,3 +411,31 @@ async fn a_plugin_of_one_company_never_runs_for_another(db: Db) {
     .await;
 }
 db_test!(a_plugin_of_one_company_never_runs_for_another);
+
+/// Found by schemathesis (scripts/fuzz): an upload that was not multipart got axum's
+/// own `text/plain` 400 instead of an API error.
+async fn a_plugin_upload_that_is_not_multipart_is_415_multipart_required(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    let no_body = app
+        .request(reqwest::Method::POST, "/api/v1/plugins", Some(&master))
+        .send()
+        .await
+        .unwrap();
+    assert_error(no_body, 415, "MULTIPART_REQUIRED").await;
+    let json_body = app
+        .post("/api/v1/plugins", Some(&master), json!({"name": "regra"}))
+        .await;
+    assert_error(json_body, 415, "MULTIPART_REQUIRED").await;
+    let no_boundary = app
+        .request(reqwest::Method::POST, "/api/v1/plugins", Some(&master))
+        .header("content-type", "multipart/form-data")
+        .body("--x--")
+        .send()
+        .await
+        .unwrap();
+    assert_error(no_boundary, 415, "MULTIPART_REQUIRED").await;
+    assert_eq!(app.count("plugins").await, 0);
+}
+db_test!(a_plugin_upload_that_is_not_multipart_is_415_multipart_required);
