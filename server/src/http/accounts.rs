@@ -173,6 +173,10 @@ async fn get_one(
 pub struct WithdrawBody {
     /// Centavos; default everything available.
     value: Option<i64>,
+    /// Makes the withdrawal idempotent: sent again after a lost answer, the same
+    /// correlationID and body answer the withdrawal already made instead of a second one.
+    #[serde(rename = "correlationID")]
+    correlation_id: Option<String>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -181,6 +185,9 @@ pub struct NodeClientWithdrawBody {
     /// Must equal the path's account when present.
     account_id: Option<String>,
     value: Option<i64>,
+    /// As in `POST /api/v1/account/{accountId}/withdraw`.
+    #[serde(rename = "correlationID")]
+    correlation_id: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -201,11 +208,16 @@ async fn do_withdraw(
     caller: &Caller,
     account_id: &str,
     value: Option<i64>,
+    correlation_id: Option<String>,
 ) -> ApiResult<ApiJson<WithdrawResponse>> {
+    let correlation_id = correlation_id
+        .map(|c| CorrelationId::parse("correlationID", &c))
+        .transpose()
+        .map_err(|e| ApiError::validation(vec![e]))?;
     let (account, transaction) = state
         .services
         .withdrawals
-        .withdraw(caller, account_id, value)
+        .withdraw(caller, account_id, value, correlation_id)
         .await?;
     Ok(ApiJson(WithdrawResponse {
         account: account.into(),
@@ -217,6 +229,7 @@ async fn do_withdraw(
 }
 
 /// Sends `value` (default: everything available) to the account's selected withdraw key.
+/// With a `correlationID`, repeating the request answers the withdrawal already made.
 #[utoipa::path(
     post, path = "/api/v1/account/{accountId}/withdraw", tag = "account",
     params(("accountId" = String, Path)), request_body(content = Option<WithdrawBody>),
@@ -225,6 +238,7 @@ async fn do_withdraw(
         (status = 200, body = WithdrawResponse),
         (status = 400, description = "WITHDRAW_KEY_NOT_SET, WITHDRAW_VALUE_INVALID, INSUFFICIENT_FUNDS"),
         (status = 401), (status = 403), (status = 404),
+        (status = 409, description = "CORRELATION_ID_CONFLICT"),
     )
 )]
 async fn withdraw(
@@ -233,7 +247,8 @@ async fn withdraw(
     Path(account_id): Path<String>,
     OptionalJson(body): OptionalJson<WithdrawBody>,
 ) -> ApiResult<ApiJson<WithdrawResponse>> {
-    do_withdraw(&state, &caller, &account_id, body.and_then(|b| b.value)).await
+    let (value, correlation_id) = body.map_or((None, None), |b| (b.value, b.correlation_id));
+    do_withdraw(&state, &caller, &account_id, value, correlation_id).await
 }
 
 /// The withdraw as the official Node client sends it: `{accountId, value}`.
@@ -255,5 +270,12 @@ async fn withdraw_node_client(
             crate::service::Problem::Invalid,
         )]));
     }
-    do_withdraw(&state, &caller, &account_id, body.value).await
+    do_withdraw(
+        &state,
+        &caller,
+        &account_id,
+        body.value,
+        body.correlation_id,
+    )
+    .await
 }

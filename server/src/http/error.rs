@@ -824,6 +824,9 @@ impl From<WithdrawError> for ApiError {
             WithdrawError::InsufficientFunds => ApiError::new(S::BAD_REQUEST, "INSUFFICIENT_FUNDS"),
             WithdrawError::Account(e) => e.into(),
             WithdrawError::Denied(denial) => ApiError::rule(denial),
+            WithdrawError::CorrelationIdConflict => {
+                ApiError::new(S::CONFLICT, "CORRELATION_ID_CONFLICT")
+            }
             WithdrawError::Store(e) => ApiError::internal(e),
         }
     }

@@ -10,7 +10,8 @@ use super::events;
 use super::ledger::{self, Kind, LedgerError, Movement};
 use super::plugins::{Denial, Plugins};
 use super::withdraw_keys::withdraw_type_name;
-use crate::store::{self, Store, StoreError, ledger::TransactionRow};
+use super::{CorrelationId, idempotency};
+use crate::store::{self, Store, StoreError, idempotency::Claim, ledger::TransactionRow};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WithdrawError {
@@ -24,6 +25,8 @@ pub enum WithdrawError {
     InsufficientFunds,
     #[error("a company rule refused the withdrawal: {0}")]
     Denied(Denial),
+    #[error("the correlationID was used with another request body")]
+    CorrelationIdConflict,
     #[error(transparent)]
     Account(#[from] AccountError),
     #[error(transparent)]
@@ -127,24 +130,75 @@ impl Withdrawals {
     /// Sends `value` (default: everything available) to the account's withdraw key.
     /// The balance update refuses to go below zero, so concurrent withdrawals can never
     /// overdraw, on any number of processes.
+    ///
+    /// With a `correlation_id` it is idempotent: a client that got no answer (its
+    /// connection or the server died) sends the same request again and gets the
+    /// withdrawal that was made, or the one made now, never two. The same id with
+    /// another account or value is `CorrelationIdConflict`.
     #[instrument(name = "service.withdrawals.withdraw", skip_all, fields(account_id = %account_id))]
     pub async fn withdraw(
         &self,
         caller: &Caller,
         account_id: &str,
         value: Option<i64>,
+        correlation_id: Option<CorrelationId>,
     ) -> Result<(Account, TransactionRow), WithdrawError> {
         if value.is_some_and(|v| v <= 0) {
             return Err(WithdrawError::InvalidValue);
         }
         let now = self.clock.now_millis();
+        let hash = idempotency::request_hash(&serde_json::json!({
+            "accountId": account_id,
+            "value": value,
+        }));
+        let replay = match &correlation_id {
+            Some(c) => store::idempotency::find(
+                self.store.pool(),
+                &caller.company_id,
+                "withdrawal",
+                c.as_str(),
+            )
+            .await?
+            .is_some(),
+            None => false,
+        };
         // Company rules answer before the write transaction: a plugin call must never
-        // hold the database's write lock or one of its connections.
-        self.ask_rules(caller, account_id, value, now).await?;
+        // hold the database's write lock or one of its connections. A repeat of a
+        // withdrawal already made answers it as it is, whatever the rules say now.
+        if !replay {
+            self.ask_rules(caller, account_id, value, now).await?;
+        }
         let mut tx = self.store.begin().await?;
         let account = store::accounts::get(&mut *tx, account_id).await?;
         if !visible_to(caller, &account) {
             return Err(WithdrawError::NotFound);
+        }
+        let transaction_id = store::new_id("txn");
+        if let Some(c) = &correlation_id {
+            let claim = store::idempotency::claim(
+                &mut tx,
+                &caller.company_id,
+                "withdrawal",
+                c.as_str(),
+                &hash,
+                &transaction_id,
+                now,
+            )
+            .await?;
+            if let Claim::Existing {
+                request_hash,
+                resource_id,
+            } = claim
+            {
+                if request_hash != hash {
+                    return Err(WithdrawError::CorrelationIdConflict);
+                }
+                let made = store::ledger::get(&mut *tx, &resource_id).await?;
+                let view = self.accounts.view(&mut tx, account).await?;
+                // Nothing was written: the claim found the earlier withdrawal.
+                tx.rollback().await.map_err(StoreError::from)?;
+                return Ok((view, made));
+            }
         }
         let key_id = account
             .withdraw_key_id
@@ -168,7 +222,7 @@ impl Withdrawals {
             &mut tx,
             now,
             Movement {
-                id: None,
+                id: Some(transaction_id),
                 kind: Kind::PixOut,
                 company_id: account.company_id.clone(),
                 account_id: account.id.clone(),
@@ -179,7 +233,7 @@ impl Withdrawals {
                     "pixKey": key.key, "type": kind, "name": key.holder_name, "ispb": key.ispb,
                 }),
                 original_id: None,
-                correlation_id: None,
+                correlation_id: correlation_id.map(|c| c.as_str().to_owned()),
             },
         )
         .await?;

@@ -236,6 +236,116 @@ async fn fifty_concurrent_withdrawals_never_overdraw(db: Db) {
 }
 db_test!(fifty_concurrent_withdrawals_never_overdraw);
 
+/// Found by scripts/crash: a client whose withdrawal got no answer (the server was
+/// killed mid-request) could neither learn whether it happened nor retry it safely.
+/// With a correlationID the repeat answers the withdrawal already made.
+async fn a_withdrawal_repeated_with_its_correlation_id_is_made_once(db: Db) {
+    let (app, account_id, campaign, _) = ready_to_withdraw(db, 10_000).await;
+    let first = json(
+        app.withdraw(
+            &campaign,
+            &account_id,
+            json!({"value": 2500, "correlationID": "saque-1"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    let again = json(
+        app.withdraw(
+            &campaign,
+            &account_id,
+            json!({"value": 2500, "correlationID": "saque-1"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert_eq!(again["transaction"], first["transaction"]);
+    assert_eq!(again["account"]["balance"]["available"], 7500);
+    assert_error(
+        app.withdraw(
+            &campaign,
+            &account_id,
+            json!({"value": 100, "correlationID": "saque-1"}),
+        )
+        .await,
+        409,
+        "CORRELATION_ID_CONFLICT",
+    )
+    .await;
+
+    // Concurrent repeats (a client retrying while its first attempt still runs).
+    let path = format!("/api/v1/account/{account_id}/withdraw");
+    let answers = futures_util::future::join_all((0..10).map(|_| {
+        app.post(
+            &path,
+            Some(&campaign),
+            json!({"value": 1000, "correlationID": "saque-2"}),
+        )
+    }))
+    .await;
+    let mut ends = std::collections::HashSet::new();
+    for answer in answers {
+        ends.insert(json(answer, 200).await["transaction"]["endToEndId"].clone());
+    }
+    assert_eq!(ends.len(), 1, "one withdrawal for ten requests");
+    assert_eq!(app.balance(&campaign, &account_id).await, (6500, 0, 6500));
+
+    // A refused attempt keeps nothing: the same request succeeds once money arrives.
+    let big = json!({"value": 9000, "correlationID": "saque-3"});
+    assert_error(
+        app.withdraw(&campaign, &account_id, big.clone()).await,
+        400,
+        "INSUFFICIENT_FUNDS",
+    )
+    .await;
+    json(
+        app.sandbox_pix(&campaign, "doe@empresa0.com.br", 5000)
+            .await,
+        200,
+    )
+    .await;
+    json(app.withdraw(&campaign, &account_id, big).await, 200).await;
+    assert_eq!(app.balance(&campaign, &account_id).await, (2500, 0, 2500));
+
+    // The Node client's shape takes it too; without a correlationID nothing changes.
+    let node = json!({"accountId": account_id, "value": 100, "correlationID": "saque-4"});
+    let node_path = format!("/api/v1/account/{account_id}");
+    json(
+        app.post(&node_path, Some(&campaign), node.clone()).await,
+        200,
+    )
+    .await;
+    json(app.post(&node_path, Some(&campaign), node).await, 200).await;
+    for _ in 0..2 {
+        json(
+            app.withdraw(&campaign, &account_id, json!({"value": 100}))
+                .await,
+            200,
+        )
+        .await;
+    }
+    assert_eq!(app.balance(&campaign, &account_id).await, (2200, 0, 2200));
+    let statement = json(app.get("/api/v1/statement", Some(&campaign)).await, 200).await;
+    let out = statement["statement"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["type"] == "PIX_OUT")
+        .count();
+    assert_eq!(out, 6);
+    let confirmed = app
+        .events_of(&app.caller(&campaign).await.company_id)
+        .await
+        .into_iter()
+        .filter(|(event, _, _)| event == "OPENPIX:MOVEMENT_CONFIRMED")
+        .count();
+    assert_eq!(confirmed, 6, "one event per withdrawal made");
+    assert_eq!(app.ledger_violations().await, Vec::<String>::new());
+}
+db_test!(a_withdrawal_repeated_with_its_correlation_id_is_made_once);
+
 async fn refunds_are_partial_or_full_and_never_above_what_was_received(db: Db) {
     let app = spawn_app(db).await;
     let company = app.company(0, true).await;
