@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::{Problem, Secret, Signed, failure};
+use super::{Problem, Secret, Signed, failure, textarea_text};
 use crate::api::{
     CreateApplication, RotateSecret, SetApplicationAccess, SetApplicationActive, list_applications,
 };
@@ -168,7 +168,7 @@ fn ApplicationCard(
                         </fieldset>
                     }).collect_view()}
                     <label for=ips_id.get_value()>{t("IPs permitidos (um por linha; vazio: qualquer um)", "Allowed IPs (one per line; empty: any)")}</label>
-                    <textarea id=ips_id.get_value() name="allowed_ips" rows="3">{ips_text.get_value()}</textarea>
+                    <textarea id=ips_id.get_value() name="allowed_ips" rows="3">{textarea_text(ips_text.get_value())}</textarea>
                     <button type="submit">{t("Salvar acesso", "Save access")}</button>
                 </ActionForm>
             </details>

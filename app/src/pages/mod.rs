@@ -213,6 +213,27 @@ pub fn Login() -> impl IntoView {
     }
 }
 
+/// The text inside a `<textarea>`. Leptos writes a textarea's children unescaped when
+/// it renders on the server (to the HTML parser they are raw text, as in `<script>`),
+/// so text someone typed could close the textarea there and open a `<script>`. The
+/// server escapes it; the browser gets it as it is, since it builds text nodes without
+/// parsing them (and hydration keeps the server's node).
+pub fn textarea_text(text: String) -> String {
+    if !cfg!(feature = "ssr") {
+        return text;
+    }
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
 /// Milliseconds since the epoch are formatted by the server; this shortens RFC 3339.
 pub fn short_time(rfc3339: &str) -> String {
     rfc3339.get(..16).unwrap_or(rfc3339).replace('T', " ")

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::{Problem, Signed, failure, short_time};
+use super::{Problem, Signed, failure, short_time, textarea_text};
 use crate::api::{SetPluginBinding, list_plugins, plugin_invocations, upload_plugin};
 use crate::backend::{ConsoleError, ConsoleUser, PluginView};
 use crate::i18n::t;
@@ -162,9 +162,9 @@ fn PluginCard(
                         }).collect_view()}
                     </select>
                     <label for=format!("accounts-{}", plugin_key.get_value())>{t("Contas (uma por linha; vazio: todas)", "Accounts (one per line; empty: all)")}</label>
-                    <textarea id=format!("accounts-{}", plugin_key.get_value()) name="accounts" rows="2">{form.with_value(|f| f.1.clone())}</textarea>
+                    <textarea id=format!("accounts-{}", plugin_key.get_value()) name="accounts" rows="2">{textarea_text(form.with_value(|f| f.1.clone()))}</textarea>
                     <label for=format!("config-{}", plugin_key.get_value())>{t("Configuração (chave=valor por linha)", "Configuration (key=value per line)")}</label>
-                    <textarea id=format!("config-{}", plugin_key.get_value()) name="config" rows="3">{form.with_value(|f| f.2.clone())}</textarea>
+                    <textarea id=format!("config-{}", plugin_key.get_value()) name="config" rows="3">{textarea_text(form.with_value(|f| f.2.clone()))}</textarea>
                     <button type="submit">{t("Salvar ligação", "Save binding")}</button>
                 </ActionForm>
             </details>
