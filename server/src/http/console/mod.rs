@@ -50,11 +50,15 @@ pub fn routes(state: &AppState) -> Router<AppState> {
     let backend: Backend = Arc::new(backend::ServiceBackend(state.services.clone()));
     let context = provide_backend(backend);
     let options = state.leptos.clone();
+    // Behind an https public URL the cookie never travels over plain http, even when
+    // `console.secure_cookies` was left off.
+    let secure = state.settings.console.secure_cookies
+        || state.settings.public_url().starts_with("https://");
     let sessions = SessionManagerLayer::new(SessionTable::new(state.services.store.clone()))
         .with_name("cofre_session")
         .with_http_only(true)
         .with_same_site(SameSite::Lax)
-        .with_secure(state.settings.console.secure_cookies)
+        .with_secure(secure)
         .with_expiry(Expiry::OnInactivity(time::Duration::hours(8)));
     let pkg = state.settings.console.site_root.join("pkg");
     Router::new()
