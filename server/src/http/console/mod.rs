@@ -5,6 +5,11 @@
 //! Forms are CSRF-safe twice over: the session cookie is `SameSite=Lax` (a browser
 //! does not send it with another site's POST), and a server fn call whose `Origin` or
 //! `Sec-Fetch-Site` says it came from another site is refused before it runs.
+//!
+//! Every console response forbids framing and sniffing and keeps the referrer on this
+//! origin; pages run only their own inline scripts (this response's nonce) and the
+//! console's script and WebAssembly; pages, server fns and the payment book are never
+//! cached, since they hold a company's data.
 
 mod backend;
 
@@ -23,6 +28,7 @@ use cofre_app::i18n::{COOKIE as LANG_COOKIE, Lang as ConsoleLang};
 use leptos::prelude::*;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, Session, SessionManagerLayer};
 
@@ -61,7 +67,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .with_secure(secure)
         .with_expiry(Expiry::OnInactivity(time::Duration::hours(8)));
     let pkg = state.settings.console.site_root.join("pkg");
-    Router::new()
+    let dynamic = Router::new()
         .route("/console/lang", axum::routing::get(switch_language))
         .route(
             "/console/subscriptions/{id}/payment-book",
@@ -72,11 +78,60 @@ pub fn routes(state: &AppState) -> Router<AppState> {
             &state.clone(),
             generate_route_list(cofre_app::App),
             context,
-            move || cofre_app::shell(options.clone()),
+            move || {
+                page_policy();
+                cofre_app::shell(options.clone())
+            },
         )
-        .nest_service("/pkg", ServeDir::new(pkg))
         .layer(axum::middleware::from_fn(guard_server_fns))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ))
+        // Pages set their own policy (with their nonce); nothing else runs scripts.
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(
+                "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+            ),
+        ));
+    Router::new()
+        .merge(dynamic)
+        .nest_service("/pkg", ServeDir::new(pkg))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_FRAME_OPTIONS,
+            HeaderValue::from_static("DENY"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("same-origin"),
+        ))
         .layer(sessions)
+}
+
+/// The Content-Security-Policy of a server-rendered page: its inline scripts
+/// (hydration, streamed resources) carry this response's nonce; the console's script,
+/// WebAssembly and stylesheet come from this origin; no plugins, no `<base>`, forms
+/// only to this origin, and no framing.
+fn page_policy() {
+    let (Some(nonce), Some(response)) = (
+        leptos::nonce::use_nonce(),
+        use_context::<leptos_axum::ResponseOptions>(),
+    ) else {
+        return;
+    };
+    let policy = format!(
+        "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
+         style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; \
+         form-action 'self'; frame-ancestors 'none'"
+    );
+    if let Ok(value) = HeaderValue::from_str(&policy) {
+        response.insert_header(header::CONTENT_SECURITY_POLICY, value);
+    }
 }
 
 fn console_lang(headers: &HeaderMap) -> Lang {
