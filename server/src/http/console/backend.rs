@@ -117,7 +117,19 @@ impl ConsoleBackend for ServiceBackend {
             Err(crate::service::users::UserError::NotFound) => {
                 Err(refuse(crate::service::users::UserError::InvalidCredentials))
             }
-            Err(err) => Err(refuse(err)),
+            Err(err) => {
+                // A lock says when to come back, as every other 429 does.
+                if let crate::service::users::UserError::LockedOut { retry_after_secs } = &err
+                    && let Some(response) =
+                        leptos::prelude::use_context::<leptos_axum::ResponseOptions>()
+                {
+                    response.insert_header(
+                        axum::http::header::RETRY_AFTER,
+                        axum::http::HeaderValue::from(*retry_after_secs),
+                    );
+                }
+                Err(refuse(err))
+            }
         }
     }
 
