@@ -61,19 +61,19 @@ impl SessionStore for SessionTable {
         }
     }
 
+    /// Updates a session loaded earlier in the request. A session deleted meanwhile
+    /// (signed out, cycled at sign-in, expired) stays deleted: tower-sessions calls
+    /// `create` for new ones, so an upsert here would only bring ended sessions back.
     async fn save(&self, record: &Record) -> session_store::Result<()> {
         let data = serde_json::to_string(&record.data)
             .map_err(|e| session_store::Error::Encode(e.to_string()))?;
-        sqlx::query(
-            "INSERT INTO console_sessions (id, data, expires_at) VALUES ($1, $2, $3) \
-             ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at",
-        )
-        .bind(record.id.to_string())
-        .bind(&data)
-        .bind(expiry_millis(record))
-        .execute(self.store.pool())
-        .await
-        .map_err(backend)?;
+        sqlx::query("UPDATE console_sessions SET data = $2, expires_at = $3 WHERE id = $1")
+            .bind(record.id.to_string())
+            .bind(&data)
+            .bind(expiry_millis(record))
+            .execute(self.store.pool())
+            .await
+            .map_err(backend)?;
         Ok(())
     }
 
