@@ -12,6 +12,7 @@ mod campaign;
 mod charges;
 mod cli;
 mod console;
+mod console_security;
 mod directory;
 mod disputes;
 mod errors;
