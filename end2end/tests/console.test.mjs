@@ -25,6 +25,10 @@ async function signedIn(email, password = cofre.demo.adminPassword) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  // Anything the Content-Security-Policy refused would break the console unseen.
+  page.on('console', (m) => {
+    if (/Content.Security.Policy/i.test(m.text())) errors.push(m.text());
+  });
   await page.goto(`${cofre.base}/login`);
   await hydrated(page);
   await page.getByLabel('Email').fill(email);
@@ -383,4 +387,38 @@ test('a subscription made over the API is listed with its instalments and cancel
   assert.equal(rest.subscription.status, 'CANCELED');
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('every page hydrates under the Content-Security-Policy, and a script slipped into a page does not run', async () => {
+  for (const [email, paths] of [
+    [cofre.demo.adminEmail, ['/', '/campaigns/new', '/api-plugins', '/plugins', '/webhooks', '/subscriptions', '/users']],
+    [cofre.demo.supportEmail, ['/support']],
+  ]) {
+    const { page, context, errors } = await signedIn(email);
+    for (const path of paths) {
+      const response = await page.goto(`${cofre.base}${path}`);
+      assert.match(response.headers()['content-security-policy'], /script-src 'self' 'nonce-[^']+' 'wasm-unsafe-eval'/);
+      await hydrated(page);
+    }
+    // Hydrated actions still reach the server fns.
+    await page.getByRole('button', { name: 'Sair' }).click();
+    await page.waitForURL(`${cofre.base}/login`);
+    assert.deepEqual(errors, [], email);
+
+    // What an injected <script> or event handler would do is refused by the browser.
+    const ran = await page.evaluate(async () => {
+      const script = document.createElement('script');
+      script.textContent = 'window.__injected = true';
+      document.body.append(script);
+      const img = document.createElement('img');
+      img.setAttribute('onerror', 'window.__handler = true');
+      img.src = 'data:,';
+      document.body.append(img);
+      await new Promise((r) => setTimeout(r, 200));
+      return Boolean(window.__injected || window.__handler);
+    });
+    assert.equal(ran, false);
+    assert.ok(errors.some((e) => /Content.Security.Policy/i.test(e)), 'the browser reported the refusal');
+    await context.close();
+  }
 });
