@@ -349,7 +349,9 @@ class Client(threading.Thread):
         except NoAnswer as e:
             self.stats.add("sent")
             self.stats.add("unacknowledged")
-            return "unknown", None, str(e)
+            # Why: a reset or closed connection (the server died) or a timeout (it hung).
+            self.stats.add(f"no_answer:{type(e.__cause__).__name__}")
+            return "unknown", None, repr(e.__cause__)
         finally:
             self.in_flight[self.cid] = False
         self.stats.add("sent")
@@ -623,6 +625,16 @@ def verify(ctx, clients, receiver, db, api, server, args, sabotage) -> dict:
     deliveries = db.rows(
         f"SELECT id, event_id, status, attempts FROM deliveries WHERE company_id = '{company}'"
     )
+    postings = db.rows(
+        "SELECT p.transaction_id, p.ledger_account, p.amount FROM ledger_postings p "
+        f"JOIN ledger_transactions t ON t.id = p.transaction_id WHERE t.company_id = '{company}'"
+    )
+    orphans = db.rows(
+        "SELECT COUNT(*) AS n FROM ledger_postings p "
+        "WHERE NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.id = p.transaction_id)"
+    )[0]["n"]
+    if orphans:
+        chk.fail(f"{orphans} postings belong to no transaction")
     balances = {
         r["account_id"]: r
         for r in db.rows("SELECT account_id, available, blocked FROM account_balances")
@@ -641,6 +653,16 @@ def verify(ctx, clients, receiver, db, api, server, args, sabotage) -> dict:
             withdraw_by[t["correlation_id"]].append(t)
         else:
             chk.fail(f"unexpected movement {t['kind']} {t['id']}")
+    # Each movement's postings are exactly its value, on the right sides.
+    posted = collections.defaultdict(dict)
+    for p in postings:
+        posted[p["transaction_id"]][p["ledger_account"]] = (
+            posted[p["transaction_id"]].get(p["ledger_account"], 0) + p["amount"])
+    for t in txns:
+        sign = {"PIX_IN": 1, "PIX_OUT": -1}.get(t["kind"], 0)
+        want = {f"{t['account_id']}:available": sign * t["value"], "world:pix": -sign * t["value"]}
+        if posted.get(t["id"]) != want:
+            chk.fail(f"movement {t['id']} ({t['kind']} {t['value']}) has postings {posted.get(t['id'])}")
     charge_by_corr = {c["correlation_id"]: c for c in db_charges}
     charge_by_id = {c["id"]: c for c in db_charges}
 
@@ -1113,6 +1135,8 @@ def main() -> int:
                     "createdNow": stats.c["charge_retry_created"],
                 },
                 "withdrawalRetriedAfterNoAnswerAcked": stats.c["withdraw_retry_acked"],
+                "unacknowledgedBecause": {k.split(":", 1)[1]: v for k, v in stats.c.items()
+                                          if k.startswith("no_answer:")},
             },
             "kills": {
                 "survived": killer.done,
