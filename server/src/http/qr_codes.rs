@@ -133,8 +133,11 @@ async fn do_get(state: AppState, caller: Caller, id: String) -> ApiResult<ApiJso
 #[utoipa::path(
     post, path = "/api/v1/qrcode-static", tag = "qrcode", request_body = QrCodeBody,
     security(("AppID" = ["QRCODE_STATIC_POST"])),
-    responses((status = 201, body = QrCodeResponse), (status = 200, body = QrCodeResponse), (status = 400),
-              (status = 401), (status = 403), (status = 409))
+    responses((status = 201, body = QrCodeResponse), (status = 200, body = QrCodeResponse, description = "same correlationID"),
+              (status = 400, description = "VALIDATION_ERROR, ACCOUNT_WITHOUT_PIX_KEY"),
+              (status = 401), (status = 403),
+              (status = 404, description = "PIX_KEY_NOT_FOUND: pixKey is not a key of the AppID's account"),
+              (status = 409, description = "CORRELATION_ID_CONFLICT"))
 )]
 async fn create(
     State(state): State<AppState>,
@@ -176,8 +179,11 @@ async fn get_one(
 #[utoipa::path(
     post, path = "/api/v1/pixQrCode", tag = "qrcode", request_body = QrCodeBody,
     security(("AppID" = ["QRCODE_STATIC_POST"])),
-    responses((status = 201, body = QrCodeResponse), (status = 200, body = QrCodeResponse), (status = 400),
-              (status = 401), (status = 403), (status = 409))
+    responses((status = 201, body = QrCodeResponse), (status = 200, body = QrCodeResponse, description = "same correlationID"),
+              (status = 400, description = "VALIDATION_ERROR, ACCOUNT_WITHOUT_PIX_KEY"),
+              (status = 401), (status = 403),
+              (status = 404, description = "PIX_KEY_NOT_FOUND: pixKey is not a key of the AppID's account"),
+              (status = 409, description = "CORRELATION_ID_CONFLICT"))
 )]
 async fn create_pix_qr_code(
     State(state): State<AppState>,

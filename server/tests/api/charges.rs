@@ -446,3 +446,37 @@ async fn values_beyond_what_a_br_code_carries_are_refused(db: Db) {
     assert!(fields.contains(&("54".into(), "9999999999.99".into())));
 }
 db_test!(values_beyond_what_a_br_code_carries_are_refused);
+
+/// Found by schemathesis (scripts/fuzz): a static QR code naming a Pix key of another
+/// account answered 404 `PIX_KEY_NOT_FOUND`, which neither create route documented.
+async fn a_static_code_for_another_accounts_key_is_a_documented_404(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    let (_, campaign) = app.funded_campaign(&master, "a@empresa0.com.br", 0).await;
+    json(
+        app.create_pix_key(&master, "EMAIL", "master@empresa0.com.br")
+            .await,
+        201,
+    )
+    .await;
+    let doc = json(app.get("/api/v1/openapi.json", None).await, 200).await;
+    for path in ["/api/v1/qrcode-static", "/api/v1/pixQrCode"] {
+        let response = app
+            .post(
+                path,
+                Some(&campaign),
+                json!({"name": "Cofrinho", "correlationID": path, "pixKey": "master@empresa0.com.br"}),
+            )
+            .await;
+        assert_error(response, 404, "PIX_KEY_NOT_FOUND").await;
+        let documented = &doc["paths"][path]["post"]["responses"]["404"];
+        assert!(
+            documented["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("PIX_KEY_NOT_FOUND"))
+        );
+    }
+    assert_eq!(app.count("static_qr_codes").await, 0);
+}
+db_test!(a_static_code_for_another_accounts_key_is_a_documented_404);
