@@ -308,10 +308,17 @@ class Stats:
     def __init__(self):
         self.lock = threading.Lock()
         self.c = collections.Counter()
+        self.last_ack = None
+        self.max_ack_gap = 0.0  # longest time without any acknowledgement, kills included
 
     def add(self, key, n=1):
         with self.lock:
             self.c[key] += n
+            if key == "acknowledged":
+                now = time.monotonic()
+                if self.last_ack is not None:
+                    self.max_ack_gap = max(self.max_ack_gap, now - self.last_ack)
+                self.last_ack = now
 
 
 class Client(threading.Thread):
@@ -1135,6 +1142,7 @@ def main() -> int:
                     "createdNow": stats.c["charge_retry_created"],
                 },
                 "withdrawalRetriedAfterNoAnswerAcked": stats.c["withdraw_retry_acked"],
+                "longestSecondsWithoutAnAnswer": round(stats.max_ack_gap, 2),
                 "unacknowledgedBecause": {k.split(":", 1)[1]: v for k, v in stats.c.items()
                                           if k.startswith("no_answer:")},
             },
