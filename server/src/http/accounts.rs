@@ -1,13 +1,13 @@
 //! `/api/v1/account`: campaign accounts (seed 2.1, rules 1 and 3).
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult};
-use super::json::{ApiJson, ApiQuery, OptionalJson};
+use super::json::{ApiJson, ApiPath, ApiQuery, OptionalJson};
 use crate::service::accounts::{Account, Balance};
 use crate::service::applications::Caller;
 use crate::service::withdraw_keys::withdraw_type_name;
@@ -157,7 +157,7 @@ async fn list(
 async fn get_one(
     State(state): State<AppState>,
     caller: Caller,
-    Path(account_id): Path<String>,
+    ApiPath(account_id): ApiPath<String>,
 ) -> ApiResult<ApiJson<AccountResponse>> {
     Ok(ApiJson(
         state
@@ -244,7 +244,7 @@ async fn do_withdraw(
 async fn withdraw(
     State(state): State<AppState>,
     caller: Caller,
-    Path(account_id): Path<String>,
+    ApiPath(account_id): ApiPath<String>,
     OptionalJson(body): OptionalJson<WithdrawBody>,
 ) -> ApiResult<ApiJson<WithdrawResponse>> {
     let (value, correlation_id) = body.map_or((None, None), |b| (b.value, b.correlation_id));
@@ -261,7 +261,7 @@ async fn withdraw(
 async fn withdraw_node_client(
     State(state): State<AppState>,
     caller: Caller,
-    Path(account_id): Path<String>,
+    ApiPath(account_id): ApiPath<String>,
     ApiJson(body): ApiJson<NodeClientWithdrawBody>,
 ) -> ApiResult<ApiJson<WithdrawResponse>> {
     if body.account_id.as_deref().is_some_and(|a| a != account_id) {

@@ -1,7 +1,7 @@
 //! `/api/v1/charge`: charges with a BR Code, their refunds, and the public links
 //! (`qrCodeImage`, `paymentLinkUrl`).
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -9,7 +9,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::customers::{CustomerBody, CustomerDto};
 use super::error::{ApiError, ApiResult};
-use super::json::{ApiJson, ApiQuery};
+use super::json::{ApiJson, ApiPath, ApiQuery};
 use super::refunds::{RefundDto, RefundResponse, RefundsResponse};
 use super::{AppState, date_range, rfc3339};
 use crate::service::PageInfo;
@@ -224,7 +224,7 @@ async fn list(
 async fn get_one(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<ChargeResponse>> {
     let charge = state.services.charges.get(&caller, &id).await?;
     Ok(ApiJson(ChargeResponse::new(
@@ -254,7 +254,7 @@ impl StatusResponse {
 async fn delete(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<StatusResponse>> {
     state.services.charges.delete(&caller, &id).await?;
     Ok(ApiJson(StatusResponse::ok()))
@@ -281,7 +281,7 @@ pub struct ChargeRefundBody {
 async fn refund(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(body): ApiJson<ChargeRefundBody>,
 ) -> ApiResult<(StatusCode, ApiJson<RefundResponse>)> {
     let charge = state.services.charges.get(&caller, &id).await?;
@@ -322,7 +322,7 @@ async fn refund(
 async fn refunds(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<RefundsResponse>> {
     let charge = state.services.charges.get(&caller, &id).await?;
     let Some(payment) = charge.row.payment_id else {

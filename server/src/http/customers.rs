@@ -1,6 +1,6 @@
 //! `/api/v1/customer`: the payers named on charges.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -8,7 +8,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::accounts::PageQuery;
 use super::error::ApiResult;
-use super::json::{ApiJson, ApiQuery};
+use super::json::{ApiJson, ApiPath, ApiQuery};
 use super::{AppState, rfc3339};
 use crate::service::PageInfo;
 use crate::service::applications::Caller;
@@ -155,7 +155,7 @@ async fn list(
 async fn get_one(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<CustomerResponse>> {
     Ok(ApiJson(CustomerResponse {
         customer: state.services.customers.get(&caller, &id).await?.into(),
@@ -172,7 +172,7 @@ async fn get_one(
 async fn update(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(body): ApiJson<CustomerBody>,
 ) -> ApiResult<ApiJson<CustomerResponse>> {
     let customer = state

@@ -1,12 +1,12 @@
 //! `/api/v1/dispute`: disputes on received Pix and the evidence the receiver sends.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::error::{ApiError, ApiResult};
-use super::json::{ApiJson, ApiQuery};
+use super::json::{ApiJson, ApiPath, ApiQuery};
 use super::{AppState, rfc3339};
 use crate::service::applications::Caller;
 use crate::service::disputes::{Dispute, DocumentInput};
@@ -132,7 +132,7 @@ async fn list(
 async fn get_one(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<DisputeResponse>> {
     let dispute = state.services.disputes.get(&caller, &id).await?;
     Ok(ApiJson(DisputeResponse {
@@ -177,7 +177,7 @@ pub struct EvidenceBody {
 async fn add_evidence(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(body): ApiJson<EvidenceBody>,
 ) -> ApiResult<ApiJson<DisputeResponse>> {
     let documents = body.documents.map(|docs| {

@@ -3,7 +3,7 @@
 
 use axum::body::Body;
 use axum::extract::multipart::{Field, MultipartError, MultipartRejection};
-use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
+use axum::extract::{DefaultBodyLimit, Multipart, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
@@ -12,7 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::error::{ApiError, ApiResult};
-use super::json::{ApiJson, ApiQuery};
+use super::json::{ApiJson, ApiPath, ApiQuery};
 use super::{AppState, rfc3339};
 use crate::service::applications::Caller;
 use crate::service::files::{BodyError, Received};
@@ -213,7 +213,7 @@ async fn response(state: &AppState, file: FileRow) -> ApiResult<FileResponse> {
 async fn get_one(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<FileResponse>> {
     let file = state.services.files.get(&caller, &id).await?;
     Ok(ApiJson(response(&state, file).await?))
@@ -241,7 +241,7 @@ pub struct LinkQuery {
 )]
 async fn content(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<LinkQuery>,
 ) -> ApiResult<Response> {
     let download = state

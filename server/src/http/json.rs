@@ -132,3 +132,42 @@ where
             })
     }
 }
+
+/// Path parameters extractor: a parameter that is not UTF-8 once percent-decoded
+/// (`/api/v1/charge/%FF`) is 400 `VALIDATION_ERROR` naming it, like a query parameter,
+/// instead of axum's own `text/plain` rejection.
+pub struct ApiPath<T>(pub T);
+
+impl<S, T> axum::extract::FromRequestParts<S> for ApiPath<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned + Send,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        use axum::extract::path::{ErrorKind, Path};
+        use axum::extract::rejection::PathRejection;
+
+        match Path::<T>::from_request_parts(parts, state).await {
+            Ok(Path(value)) => Ok(ApiPath(value)),
+            Err(PathRejection::FailedToDeserializePathParams(err)) => {
+                let field = match err.kind() {
+                    ErrorKind::InvalidUtf8InPathParam { key }
+                    | ErrorKind::ParseErrorAtKey { key, .. } => key.clone(),
+                    _ => "path".to_owned(),
+                };
+                Err(ApiError::validation(vec![FieldError::new(
+                    field,
+                    Problem::Invalid,
+                )]))
+            }
+            // A handler asking for parameters its route does not have: a bug, not a
+            // bad request.
+            Err(other) => Err(ApiError::internal(other)),
+        }
+    }
+}

@@ -110,7 +110,8 @@ async fn openapi_json(State(state): State<AppState>) -> impl IntoResponse {
 /// - with an AppID (any security but the empty one): 401, 403 (`IP_NOT_ALLOWED` and the
 ///   scope, MASTER and feature checks) and 429 with `Retry-After`;
 /// - with a JSON body: 400 (`INVALID_JSON`, `VALIDATION_ERROR`), 413 and 415;
-/// - with query parameters: 400 `VALIDATION_ERROR`.
+/// - with query or path parameters: 400 `VALIDATION_ERROR` (a path parameter that is
+///   not UTF-8 once percent-decoded).
 ///
 /// A handler's own description of one of these answers is kept.
 pub fn document_shared_answers(doc: &mut utoipa::openapi::OpenApi) {
@@ -155,11 +156,11 @@ pub fn document_shared_answers(doc: &mut utoipa::openapi::OpenApi) {
                 .request_body
                 .as_ref()
                 .is_some_and(|b| b.content.contains_key("application/json"));
-            let query = op
+            let parameters = op
                 .parameters
                 .iter()
                 .flatten()
-                .any(|p| p.parameter_in == ParameterIn::Query);
+                .any(|p| matches!(p.parameter_in, ParameterIn::Query | ParameterIn::Path));
             let mut shared = Vec::new();
             if secured {
                 shared.push((
@@ -181,7 +182,7 @@ pub fn document_shared_answers(doc: &mut utoipa::openapi::OpenApi) {
                     ),
                 ));
             }
-            if json_body || query {
+            if json_body || parameters {
                 shared.push(("400", answer("INVALID_JSON, VALIDATION_ERROR")));
             }
             if json_body {

@@ -1,7 +1,7 @@
 //! `/api/v1/pix-keys`: the account's Pix keys, directory lookups and the withdraw key
 //! (seed 2.3, 2.4, section 3 and rule 2).
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -9,7 +9,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::accounts::{AccountDto, AccountResponse};
 use super::error::ApiResult;
-use super::json::ApiJson;
+use super::json::{ApiJson, ApiPath};
 use super::{AppState, rfc3339};
 use crate::service::PageInfo;
 use crate::service::applications::Caller;
@@ -139,7 +139,7 @@ async fn list(
 async fn delete(
     State(state): State<AppState>,
     caller: Caller,
-    Path(key): Path<String>,
+    ApiPath(key): ApiPath<String>,
 ) -> ApiResult<StatusCode> {
     state.services.pix_keys.delete(&caller, &key).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -155,7 +155,7 @@ async fn delete(
 async fn set_default(
     State(state): State<AppState>,
     caller: Caller,
-    Path(key): Path<String>,
+    ApiPath(key): ApiPath<String>,
 ) -> ApiResult<ApiJson<PixKeyResponse>> {
     let key = state.services.pix_keys.set_default(&caller, &key).await?;
     Ok(ApiJson(PixKeyResponse {
@@ -248,7 +248,7 @@ async fn check(
 async fn check_by_path(
     State(state): State<AppState>,
     caller: Caller,
-    Path(key): Path<String>,
+    ApiPath(key): ApiPath<String>,
 ) -> ApiResult<ApiJson<CheckResponse>> {
     Ok(ApiJson(
         state.services.directory.check(&caller, &key).await?.into(),

@@ -1,7 +1,7 @@
 //! `/api/v1/plugins`: a company's rules as WebAssembly components (MASTER only).
 
 use axum::extract::multipart::MultipartRejection;
-use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
+use axum::extract::{DefaultBodyLimit, Multipart, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -9,7 +9,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::charges::StatusResponse;
 use super::error::{ApiError, ApiResult};
-use super::json::{ApiJson, ApiQuery};
+use super::json::{ApiJson, ApiPath, ApiQuery};
 use super::{AppState, rfc3339};
 use crate::service::applications::Caller;
 use crate::service::plugins::{Binding, MAX_COMPONENT_BYTES, PluginView};
@@ -166,7 +166,7 @@ pub struct BindingsBody {
 async fn set_bindings(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(body): ApiJson<BindingsBody>,
 ) -> ApiResult<ApiJson<PluginResponse>> {
     let bindings = body.bindings.ok_or_else(|| {
@@ -191,7 +191,7 @@ async fn set_bindings(
 async fn delete(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<StatusResponse>> {
     state.services.plugins.delete(&caller, &id).await?;
     Ok(ApiJson(StatusResponse::ok()))
@@ -232,7 +232,7 @@ pub struct PageParams {
 async fn invocations(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<PageParams>,
 ) -> ApiResult<ApiJson<InvocationsResponse>> {
     let page = Page::parse(q.skip, q.limit).map_err(ApiError::validation)?;

@@ -1,6 +1,6 @@
 //! `/api/v1/qrcode-static` (also `/api/v1/pixQrCode`, the seed's name): static QR codes.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -8,7 +8,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::accounts::PageQuery;
 use super::error::ApiResult;
-use super::json::{ApiJson, ApiQuery};
+use super::json::{ApiJson, ApiPath, ApiQuery};
 use super::{AppState, rfc3339};
 use crate::service::PageInfo;
 use crate::service::applications::Caller;
@@ -170,7 +170,7 @@ async fn list(
 async fn get_one(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<QrCodeResponse>> {
     do_get(state, caller, id).await
 }
@@ -216,7 +216,7 @@ async fn list_pix_qr_codes(
 async fn get_pix_qr_code(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<QrCodeResponse>> {
     do_get(state, caller, id).await
 }

@@ -1,13 +1,13 @@
 //! `/api/v1/refund`: refunds of received Pix.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::error::ApiResult;
-use super::json::ApiJson;
+use super::json::{ApiJson, ApiPath};
 use super::{AppState, rfc3339};
 use crate::service::applications::Caller;
 use crate::store::ledger::TransactionRow;
@@ -119,7 +119,7 @@ async fn create(
 async fn get_one(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<RefundResponse>> {
     let refund = state.services.refunds.get(&caller, &id).await?;
     Ok(ApiJson(RefundResponse {

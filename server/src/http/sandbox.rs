@@ -1,7 +1,7 @@
 //! `/api/v1/sandbox/*`: the payer and the central bank, simulated. Mounted only when
 //! `sandbox.enabled` (on in the embedded default, off in production configs).
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -10,7 +10,7 @@ use super::AppState;
 use super::charges::ChargeResponse;
 use super::disputes::{DisputeDto, DisputeResponse};
 use super::error::ApiResult;
-use super::json::{ApiJson, OptionalJson};
+use super::json::{ApiJson, ApiPath, OptionalJson};
 use super::statement::TransactionDto;
 use crate::service::applications::Caller;
 use crate::service::disputes::Resolution;
@@ -64,7 +64,7 @@ pub struct PaymentResponse {
 async fn pay_charge(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     OptionalJson(body): OptionalJson<PayBody>,
 ) -> ApiResult<ApiJson<PaymentResponse>> {
     let payer = payer_json(body.and_then(|b| b.payer));
@@ -166,7 +166,7 @@ async fn dispute(
 async fn cancel_dispute(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<DisputeResponse>> {
     let dispute = state
         .services

@@ -1,12 +1,12 @@
 //! `/api/v1/statement` and `/api/v1/transaction` (seed rule 6 for `companyBankAccount`).
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::error::{ApiError, ApiResult};
-use super::json::{ApiJson, ApiQuery};
+use super::json::{ApiJson, ApiPath, ApiQuery};
 use super::{AppState, date_range, rfc3339};
 use crate::service::applications::Caller;
 use crate::service::ledger::Kind;
@@ -156,7 +156,7 @@ pub struct AccountQuery {
 async fn transaction(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<AccountQuery>,
 ) -> ApiResult<ApiJson<TransactionResponse>> {
     let t = state

@@ -1,6 +1,6 @@
 //! `/api/v1/subscriptions`: recurring charges and their payment book (carnê) PDF.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -9,7 +9,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::customers::CustomerBody;
 use super::error::{ApiError, ApiResult};
-use super::json::{ApiJson, ApiQuery};
+use super::json::{ApiJson, ApiPath, ApiQuery};
 use super::{AppState, rfc3339};
 use crate::service::applications::Caller;
 use crate::service::subscriptions::{InstalmentView, NewSubscription, Payer, Subscription};
@@ -199,7 +199,7 @@ async fn list(
 async fn get_one(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<SubscriptionResponse>> {
     let subscription = state.services.subscriptions.get(&caller, &id).await?;
     Ok(ApiJson(SubscriptionResponse {
@@ -218,7 +218,7 @@ async fn get_one(
 async fn cancel(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<SubscriptionResponse>> {
     let subscription = state.services.subscriptions.cancel(&caller, &id).await?;
     Ok(ApiJson(SubscriptionResponse {
@@ -297,7 +297,7 @@ fn installment(view: InstalmentView, value: i64) -> InstallmentDto {
 async fn installments(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> ApiResult<ApiJson<InstallmentsResponse>> {
     let page = Page::parse(q.skip, q.limit).map_err(ApiError::validation)?;
@@ -340,7 +340,7 @@ pub struct BookQuery {
 async fn payment_book(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<BookQuery>,
 ) -> ApiResult<Response> {
     let pdf = state

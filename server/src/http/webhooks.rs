@@ -1,7 +1,7 @@
 //! `/api/v1/webhook`: registrations, the event list, deliveries with their attempts,
 //! resend, and the public signing keys.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -9,7 +9,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::charges::StatusResponse;
 use super::error::{ApiError, ApiResult};
-use super::json::{ApiJson, ApiQuery};
+use super::json::{ApiJson, ApiPath, ApiQuery};
 use super::{AppState, rfc3339};
 use crate::service::applications::Caller;
 use crate::service::webhooks::{Delivery, NewWebhook};
@@ -173,7 +173,7 @@ async fn list(
 async fn delete(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<StatusResponse>> {
     state.services.webhooks.delete(&caller, &id).await?;
     Ok(ApiJson(StatusResponse::ok()))
@@ -284,7 +284,7 @@ pub struct PageParams {
 async fn deliveries(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<PageParams>,
 ) -> ApiResult<ApiJson<DeliveriesResponse>> {
     let page = Page::parse(q.skip, q.limit).map_err(ApiError::validation)?;
@@ -308,7 +308,7 @@ async fn deliveries(
 async fn resend(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<ApiJson<DeliveryResponse>> {
     let delivery = state
         .services

@@ -106,3 +106,56 @@ async fn messages_follow_accept_language(db: Db) {
     assert!(en["error"].as_str().unwrap().contains("Missing"));
 }
 db_test!(messages_follow_accept_language);
+
+/// Found while fuzzing the contract (scripts/fuzz): a path parameter that is not UTF-8
+/// once percent-decoded got axum's own `text/plain` 400 on every route with one.
+async fn a_path_parameter_that_is_not_utf8_is_a_validation_error(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    let doc = json(app.get("/api/v1/openapi.json", None).await, 200).await;
+    for (method, path, template, parameter) in [
+        (
+            Method::GET,
+            "/api/v1/charge/%FF",
+            "/api/v1/charge/{id}",
+            "id",
+        ),
+        (
+            Method::POST,
+            "/api/v1/charge/%FF%FE/refund",
+            "/api/v1/charge/{id}/refund",
+            "id",
+        ),
+        (
+            Method::GET,
+            "/api/v1/pix-keys/%C3%28/check",
+            "/api/v1/pix-keys/{key}/check",
+            "key",
+        ),
+        (
+            Method::GET,
+            "/api/v1/account/%FF",
+            "/api/v1/account/{accountId}",
+            "accountId",
+        ),
+    ] {
+        let response = app
+            .request(method.clone(), path, Some(&master))
+            .header("content-type", "application/json")
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
+        let body = assert_error(response, 400, "VALIDATION_ERROR").await;
+        assert_eq!(body["details"][0]["field"], parameter, "{path}");
+        let documented =
+            &doc["paths"][template][method.as_str().to_lowercase()]["responses"]["400"];
+        assert!(
+            documented.is_object(),
+            "{method} {template} documents no 400"
+        );
+    }
+    assert_eq!(app.count("charges").await, 0);
+}
+db_test!(a_path_parameter_that_is_not_utf8_is_a_validation_error);
