@@ -477,7 +477,12 @@ impl Files {
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) || text.len() > 128 {
+    // Hex digits only: `from_str_radix` alone also takes a sign, so `+f` read as 0x0f
+    // and one signature had several spellings.
+    if !text.len().is_multiple_of(2)
+        || text.len() > 128
+        || !text.bytes().all(|b| b.is_ascii_hexdigit())
+    {
         return None;
     }
     (0..text.len())
@@ -499,5 +504,8 @@ mod tests {
         assert_eq!(unhex("abc"), None);
         assert_eq!(unhex("zz"), None);
         assert_eq!(unhex("é1"), None);
+        assert_eq!(unhex("+f"), None);
+        assert_eq!(unhex("0f+f"), None);
+        assert_eq!(unhex("-0"), None);
     }
 }
