@@ -111,7 +111,11 @@ impl Policies {
 #[derive(Clone)]
 pub enum RateLimiter {
     Memory(Arc<DefaultKeyedRateLimiter<String>>),
+    /// The shared bucket, behind this process's own: a process that alone has gone
+    /// over the limit answers 429 without touching the database, so a flood costs the
+    /// database at most the limit's rate per process, not one write per request.
     Database {
+        local: Arc<DefaultKeyedRateLimiter<String>>,
         store: Store,
         per_second: i64,
         burst: i64,
@@ -127,30 +131,37 @@ impl RateLimiter {
         };
         let per_second = settings.per_second.max(1);
         let burst = settings.burst.max(1);
+        let quota = Quota::per_second(NonZeroU32::new(per_second).expect("max(1) is not zero"))
+            .allow_burst(NonZeroU32::new(burst).expect("max(1) is not zero"));
+        let local = Arc::new(governor::RateLimiter::keyed(quota));
         if shared {
             return Self::Database {
+                local,
                 store: store.clone(),
                 per_second: per_second.into(),
                 burst: burst.into(),
             };
         }
-        let quota = Quota::per_second(NonZeroU32::new(per_second).expect("max(1) is not zero"))
-            .allow_burst(NonZeroU32::new(burst).expect("max(1) is not zero"));
-        Self::Memory(Arc::new(governor::RateLimiter::keyed(quota)))
+        Self::Memory(local)
     }
 
     /// `Err` with the seconds to wait when the bucket of `key` is empty.
     pub async fn check(&self, key: &str) -> Result<(), ApiError> {
-        match self {
-            Self::Memory(limiter) => limiter.check_key(&key.to_owned()).map_err(|not_until| {
+        let local = |limiter: &DefaultKeyedRateLimiter<String>| {
+            limiter.check_key(&key.to_owned()).map_err(|not_until| {
                 let wait = not_until.wait_time_from(DefaultClock::default().now());
                 ApiError::too_many_requests(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
-            }),
+            })
+        };
+        match self {
+            Self::Memory(limiter) => local(limiter),
             Self::Database {
+                local: limiter,
                 store,
                 per_second,
                 burst,
             } => {
+                local(limiter)?;
                 let take = rate_buckets::take(store.pool(), key, *per_second, *burst, now_millis())
                     .await
                     .map_err(|err| ApiError::internal(format!("rate limit: {err}")))?;

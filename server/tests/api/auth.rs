@@ -181,15 +181,16 @@ db_test!(rate_limit_in_memory_answers_429_with_retry_after_per_app_id);
 
 async fn rate_limit_in_the_database_answers_429_with_retry_after_per_app_id(db: Db) {
     let app = rate_limit(db, RateLimitStore::Database).await;
-    // One bucket per AppID, the first refused on its last take.
+    // One bucket per AppID in the table: the first emptied by its three requests (the
+    // fourth was refused by this process's own bucket before reaching the table), the
+    // second with one token taken.
     let rows = sqlx::query_as::<_, (i64, i64)>(
-        "SELECT millitokens, admitted FROM rate_buckets ORDER BY admitted",
+        "SELECT millitokens, admitted FROM rate_buckets ORDER BY millitokens",
     )
     .fetch_all(app.services.store.pool())
     .await
     .unwrap();
     assert_eq!(rows.len(), 2, "{rows:?}");
-    assert_eq!(rows[0].1, 0, "{rows:?}");
     assert!(rows[0].0 < 1000, "{rows:?}");
     assert_eq!(rows[1], (2000, 1), "{rows:?}");
 }
