@@ -90,6 +90,9 @@ type CachedKey = (String, Arc<RsaKeyPair>);
 pub struct Signer {
     store: Store,
     cached: Arc<RwLock<Option<CachedKey>>>,
+    /// Held while this process makes the first key, so that concurrent deliveries wait
+    /// for that one key instead of each generating their own.
+    generating: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Signer {
@@ -97,16 +100,27 @@ impl Signer {
         Self {
             store,
             cached: Arc::new(RwLock::new(None)),
+            generating: Arc::new(tokio::sync::Mutex::new(())),
         }
+    }
+
+    async fn stored_current(&self) -> Result<Option<KeyRow>, StoreError> {
+        Ok(store::events::keys(self.store.pool())
+            .await?
+            .into_iter()
+            .find(|k| k.is_current))
     }
 
     /// The current key, generating the first one if there is none yet.
     pub async fn current(&self, now: i64) -> Result<KeyRow, StoreError> {
-        if let Some(k) = store::events::keys(self.store.pool())
-            .await?
-            .into_iter()
-            .find(|k| k.is_current)
-        {
+        if let Some(k) = self.stored_current().await? {
+            return Ok(k);
+        }
+        // One RSA key generation per process (a CPU-bound second or more): the first
+        // delivery round after a fresh start or a crash would otherwise make one per
+        // delivery in flight.
+        let _generating = self.generating.lock().await;
+        if let Some(k) = self.stored_current().await? {
             return Ok(k);
         }
         let row = tokio::task::spawn_blocking(move || generate(now))
@@ -116,14 +130,15 @@ impl Signer {
         let mut tx = self.store.begin().await?;
         match store::events::insert_current_key(&mut tx, &row, false).await {
             Ok(()) => tx.commit().await.map_err(StoreError::from)?,
-            // Another process made the first key at the same moment: use that one.
-            Err(StoreError::Duplicate) => {}
+            // Another process made the first key at the same moment: use that one. The
+            // transaction ends before the read below, which takes another connection:
+            // held open, it would keep SQLite's write lock while waiting for a pool
+            // connection that the writers queued behind that lock are holding.
+            Err(StoreError::Duplicate) => tx.rollback().await.map_err(StoreError::from)?,
             Err(e) => return Err(e),
         }
-        store::events::keys(self.store.pool())
+        self.stored_current()
             .await?
-            .into_iter()
-            .find(|k| k.is_current)
             .ok_or_else(|| StoreError::Corrupt("no current webhook key".into()))
     }
 

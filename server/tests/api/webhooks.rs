@@ -570,3 +570,35 @@ async fn a_webhook_linked_to_an_application_names_it_in_the_payload(db: Db) {
     .await;
 }
 db_test!(a_webhook_linked_to_an_application_names_it_in_the_payload);
+
+/// Found by scripts/crash: a server killed before its first delivery had no signing key
+/// yet, and after the restart every delivery of the first round made one. All but one
+/// lost the race on the unique index and then read the winner's key on a second
+/// connection while still holding their write transaction: on SQLite every other write
+/// queued behind it until the busy timeout, and requests failed with 500 "database is
+/// locked". The first key is now made once per process, the loser's transaction ends
+/// before the read, and every concurrent signature succeeds with that one key.
+async fn concurrent_first_deliveries_make_one_signing_key(db: Db) {
+    let app = quiet_app(db).await;
+    let signer = app.services.webhooks.signer().clone();
+    let now = app.services.clock.now_millis();
+    let started = std::time::Instant::now();
+    let signed = futures_util::future::join_all((0..32).map(|i| {
+        let signer = signer.clone();
+        async move { signer.sign(format!("{{\"n\":{i}}}").as_bytes(), now).await }
+    }))
+    .await;
+    let keys: std::collections::HashSet<String> = signed
+        .into_iter()
+        .map(|s| s.expect("every delivery is signed").0)
+        .collect();
+    assert_eq!(keys.len(), 1, "one key signs them all");
+    assert_eq!(app.count("webhook_keys").await, 1);
+    // One key generation, not 32 behind a stalled write lock.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+db_test!(concurrent_first_deliveries_make_one_signing_key);
