@@ -595,6 +595,19 @@ def verify(ctx, clients, receiver, db, api, server, args, sabotage) -> dict:
                    f"(SELECT id FROM deliveries WHERE event_id = '{last}')")
         db.execute(f"DELETE FROM deliveries WHERE event_id = '{last}'")
         db.execute(f"DELETE FROM events WHERE id = '{last}'")
+    if sabotage == "postings":
+        # One centavo moved between two movements' postings: every transaction still sums
+        # to zero and every balance still equals its postings, so only the match of
+        # postings to movements can see it.
+        a, b = db.rows(
+            "SELECT id, account_id FROM ledger_transactions WHERE kind = 'PIX_IN' "
+            f"AND account_id = '{ctx['accounts'][0]['id']}' ORDER BY id LIMIT 2"
+        )
+        for txn, delta in ((a["id"], 1), (b["id"], -1)):
+            db.execute(f"UPDATE ledger_postings SET amount = amount + ({delta}) "
+                       f"WHERE transaction_id = '{txn}' AND ledger_account LIKE '%:available'")
+            db.execute(f"UPDATE ledger_postings SET amount = amount - ({delta}) "
+                       f"WHERE transaction_id = '{txn}' AND ledger_account = 'world:pix'")
     if sabotage == "phantom-ack":
         # A write the clients believe acknowledged that no server ever saw.
         pix_ins.append({"tag": "crash sabotage", "value": 1234, "outcome": "acked",
@@ -1023,7 +1036,8 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--postgres-admin-url", default="postgres://postgres@127.0.0.1:5432/postgres")
     p.add_argument("--keep", action="store_true", help="keep the database and work folder")
-    p.add_argument("--sabotage", choices=["phantom-ack", "lost-delivery", "balance", "balance-off", "half-movement"],
+    p.add_argument("--sabotage", choices=["phantom-ack", "lost-delivery", "balance", "balance-off", "half-movement",
+                            "postings"],
                    help="self-test: break one expectation on purpose; the run must then fail")
     p.add_argument("--summary", help="write the JSON summary to this file too")
     args = p.parse_args()
@@ -1063,6 +1077,9 @@ def main() -> int:
         "COFRE__LOG__FORMAT": "json",
     })
     env.pop("RUST_LOG", None)
+    if os.environ.get("CRASH_SERVER_LOG"):
+        # e.g. info,sqlx::query=debug to see every statement of a failing run
+        env["RUST_LOG"] = os.environ["CRASH_SERVER_LOG"]
     receiver = Receiver(args.receiver_fail_rate, random.Random(rng.random()))
     receiver.start()
     server = Server(binary, env, port, workdir)
