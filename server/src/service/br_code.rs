@@ -18,7 +18,9 @@ pub fn crc16(data: &[u8]) -> u16 {
 }
 
 /// The largest amount a BR Code carries: field 54 holds at most 13 characters,
-/// `9999999999.99`. Charges and static codes refuse larger values before encoding.
+/// `9999999999.99`. Charges and static codes refuse larger values before encoding, and
+/// the sandbox's payments too: so far below `i64::MAX` that no number of payments can
+/// overflow a balance.
 pub const MAX_AMOUNT_CENTS: i64 = 999_999_999_999;
 
 fn field(id: &str, value: &str) -> String {

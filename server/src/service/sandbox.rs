@@ -4,6 +4,7 @@
 
 use tracing::instrument;
 
+use super::br_code::MAX_AMOUNT_CENTS;
 use super::clock::SharedClock;
 use super::events;
 use super::ledger::{self, Kind, LedgerError, Movement};
@@ -72,7 +73,9 @@ impl Sandbox {
         };
         match value {
             None => v.add("value", Problem::Required),
-            Some(x) if x <= 0 => v.add("value", Problem::Invalid),
+            // The same ceiling as a charge: far below what a balance can hold, so no
+            // number of payments can overflow one.
+            Some(x) if !(1..=MAX_AMOUNT_CENTS).contains(&x) => v.add("value", Problem::Invalid),
             Some(_) => {}
         }
         v.finish().map_err(SandboxError::Validation)?;

@@ -676,3 +676,39 @@ async fn customers_are_created_read_and_patched(db: Db) {
     .await;
 }
 db_test!(customers_are_created_read_and_patched);
+
+/// Found by schemathesis (scripts/fuzz): the sandbox took a Pix of any positive value;
+/// two of about `i64::MAX` overflowed the balance (SQLite stored it as a float, Postgres
+/// refused it), and from then on every read of that account was a 500.
+async fn a_pix_above_the_largest_amount_is_refused_and_balances_stay_readable(db: Db) {
+    let app = spawn_app(db).await;
+    let company = app.company(0, true).await;
+    let master = app.master(&company).await;
+    let (account, campaign) = app.funded_campaign(&master, "a@empresa0.com.br", 0).await;
+    for value in [1_000_000_000_000_i64, 9_223_372_036_854_775_000] {
+        let body = assert_error(
+            app.sandbox_pix(&campaign, "a@empresa0.com.br", value).await,
+            400,
+            "VALIDATION_ERROR",
+        )
+        .await;
+        assert_eq!(body["details"][0]["field"], "value");
+    }
+    assert_eq!(app.balance(&campaign, &account).await, (0, 0, 0));
+    // The largest Pix, twice: the balance adds up and reads back.
+    let max = 999_999_999_999_i64;
+    for _ in 0..2 {
+        json(
+            app.sandbox_pix(&campaign, "a@empresa0.com.br", max).await,
+            200,
+        )
+        .await;
+    }
+    assert_eq!(
+        app.balance(&campaign, &account).await,
+        (2 * max, 0, 2 * max)
+    );
+    json(app.get("/api/v1/pix-keys", Some(&campaign)).await, 200).await;
+    assert_eq!(app.ledger_violations().await, Vec::<String>::new());
+}
+db_test!(a_pix_above_the_largest_amount_is_refused_and_balances_stay_readable);
