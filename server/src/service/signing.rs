@@ -93,6 +93,8 @@ pub struct Signer {
     /// Held while this process makes the first key, so that concurrent deliveries wait
     /// for that one key instead of each generating their own.
     generating: Arc<tokio::sync::Mutex<()>>,
+    /// Keys this process generated (for the test that concurrent first deliveries make one).
+    generated: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Signer {
@@ -101,7 +103,13 @@ impl Signer {
             store,
             cached: Arc::new(RwLock::new(None)),
             generating: Arc::new(tokio::sync::Mutex::new(())),
+            generated: Arc::default(),
         }
+    }
+
+    /// How many keys this process has generated.
+    pub fn keys_generated(&self) -> usize {
+        self.generated.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     async fn stored_current(&self) -> Result<Option<KeyRow>, StoreError> {
@@ -127,6 +135,8 @@ impl Signer {
             .await
             .map_err(|e| StoreError::Corrupt(e.to_string()))?
             .map_err(|e| StoreError::Corrupt(format!("key generation: {e}")))?;
+        self.generated
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut tx = self.store.begin().await?;
         match store::events::insert_current_key(&mut tx, &row, false).await {
             Ok(()) => tx.commit().await.map_err(StoreError::from)?,

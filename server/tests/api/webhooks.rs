@@ -582,7 +582,6 @@ async fn concurrent_first_deliveries_make_one_signing_key(db: Db) {
     let app = quiet_app(db).await;
     let signer = app.services.webhooks.signer().clone();
     let now = app.services.clock.now_millis();
-    let started = std::time::Instant::now();
     let signed = futures_util::future::join_all((0..32).map(|i| {
         let signer = signer.clone();
         async move { signer.sign(format!("{{\"n\":{i}}}").as_bytes(), now).await }
@@ -594,11 +593,8 @@ async fn concurrent_first_deliveries_make_one_signing_key(db: Db) {
         .collect();
     assert_eq!(keys.len(), 1, "one key signs them all");
     assert_eq!(app.count("webhook_keys").await, 1);
-    // One key generation, not 32 behind a stalled write lock.
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(8),
-        "took {:?}",
-        started.elapsed()
-    );
+    // One key generation in this process, not one per delivery in flight (32 of them
+    // once kept SQLite's write lock behind a busy timeout).
+    assert_eq!(signer.keys_generated(), 1);
 }
 db_test!(concurrent_first_deliveries_make_one_signing_key);
