@@ -621,6 +621,21 @@ pub fn urlencode(s: &str) -> String {
         .replace('+', "%20")
 }
 
+/// `cofre_session=<id>` as a sign-in answer sets it, ready for a `cookie` header.
+pub fn session_cookie(response: &Response) -> String {
+    response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|c| c.starts_with("cofre_session="))
+        .expect("a session cookie")
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
 /// A signed-in console browser: its session cookie, calling server fns as the
 /// hydrated console does (form-encoded POST, JSON answer, same origin).
 pub struct ConsoleSession<'a> {
@@ -637,17 +652,7 @@ impl TestApp {
             "sign-in of {email}: {}",
             response.status()
         );
-        let cookie = response
-            .headers()
-            .get_all("set-cookie")
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .find(|c| c.starts_with("cofre_session="))
-            .expect("a session cookie")
-            .split(';')
-            .next()
-            .unwrap()
-            .to_owned();
+        let cookie = session_cookie(&response);
         ConsoleSession { app: self, cookie }
     }
 

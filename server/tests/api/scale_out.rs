@@ -265,17 +265,7 @@ async fn console_sessions_work_on_every_process(cluster: &Cluster) {
         .await
         .unwrap();
     assert!(sign_in.status().is_success(), "{}", sign_in.status());
-    let cookie = sign_in
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|c| c.starts_with("cofre_session="))
-        .expect("a session cookie")
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = session_cookie(&sign_in);
     let current_user = |i: usize| {
         cluster
             .client
