@@ -84,6 +84,11 @@ async fn bench_company(
     Ok((created, master))
 }
 
+/// The `p`-th quantile (0..1) of sorted, non-empty latencies.
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)]
+}
+
 /// Sends `total` requests from `clients` concurrent clients; `request(i)` builds the
 /// i-th. Answers requests/s and the latency percentiles.
 async fn drive<F>(name: &str, clients: usize, total: usize, request: F) -> anyhow::Result<OpResult>
@@ -119,10 +124,7 @@ where
     }
     let elapsed = started.elapsed();
     latencies.sort();
-    let pct = |p: f64| {
-        latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)].as_secs_f64()
-            * 1e3
-    };
+    let pct = |p: f64| percentile(&latencies, p).as_secs_f64() * 1e3;
     Ok(OpResult {
         operation: name.to_owned(),
         requests: total,
@@ -683,10 +685,7 @@ pub fn plugins(component: &std::path::Path, calls: usize) -> anyhow::Result<Plug
     }
     let total = started.elapsed();
     latencies.sort();
-    let pct = |p: f64| {
-        latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)].as_secs_f64()
-            * 1e6
-    };
+    let pct = |p: f64| percentile(&latencies, p).as_secs_f64() * 1e6;
     Ok(PluginReport {
         component: component.display().to_string(),
         calls,
@@ -868,11 +867,7 @@ pub async fn flood(
             a_refused += refused;
         }
         latencies.sort();
-        let pct = |p: f64| {
-            latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)]
-                .as_secs_f64()
-                * 1e3
-        };
+        let pct = |p: f64| percentile(&latencies, p).as_secs_f64() * 1e3;
         phases.push(FloodPhase {
             phase: phase.to_owned(),
             b_requests: latencies.len(),
